@@ -1,0 +1,161 @@
+// Public interface of the inference engine: load an ONNX model, create sessions, run them on named tensors.
+//
+//   ie::Options opts;                       // backend "auto" | "cpu" | "cuda", precision, threads
+//   ie::Engine engine = ie::Engine::load("weights/convnet.onnx", opts);
+//   ie::Session session = engine.create_session();   // one per thread
+//   ie::Tensor x(ie::DType::Float32, {8, 1, 86, 86});
+//   auto outputs = session.run({{"x", x}});          // name -> Tensor, in any order
+//   const ie::Tensor& probs = outputs.at("probs");
+//
+// Every failure is an ie::Error whose kind() tells a CLI which exit code to use.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ie {
+
+/// Element types; the numbers are ONNX's TensorProto.DataType codes.
+enum class DType : int {
+  Undefined = 0, Float32 = 1, UInt8 = 2, Int8 = 3, UInt16 = 4, Int16 = 5, Int32 = 6, Int64 = 7,
+  String = 8, Bool = 9, Float16 = 10, Float64 = 11, UInt32 = 12, UInt64 = 13, BFloat16 = 16,
+};
+
+/// Bytes per element (0 for Undefined and String).
+size_t dtype_size(DType dtype);
+/// Short lower-case name, e.g. "float32".
+const char* dtype_name(DType dtype);
+/// Parses a name as printed by dtype_name (also "float", "half", "double"); throws Error on an unknown name.
+DType dtype_from_name(const std::string& name);
+
+/// What went wrong, mapped one-to-one onto the tools' exit codes.
+enum class ErrorKind : int {
+  CheckFailed = 1,   // a result check (accuracy, tolerance) failed
+  Usage = 2,         // the caller asked for something impossible
+  BadInput = 3,      // bad model, input tensor or file format
+  Device = 4,        // CUDA, cuDNN or cuBLAS failure
+  Regression = 5,    // benchmark slower than its baseline
+  NonFinite = 6,     // NaN or Inf in an output
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), m_kind(kind) {}
+  ErrorKind kind() const { return m_kind; }
+  int exit_code() const { return static_cast<int>(m_kind); }
+
+ private:
+  ErrorKind m_kind;
+};
+
+/// A dense, C-ordered host tensor. Copies share the buffer (like a shared_ptr); use clone() for a deep copy.
+class Tensor {
+ public:
+  Tensor() = default;
+  /// Allocates a zero-filled buffer; throws Error(BadInput) when the element count overflows.
+  Tensor(DType dtype, std::vector<int64_t> shape);
+  /// Wraps an existing buffer of at least numel * dtype_size bytes; the shared_ptr keeps it alive.
+  Tensor(DType dtype, std::vector<int64_t> shape, std::shared_ptr<void> buffer);
+
+  DType dtype() const { return m_dtype; }
+  const std::vector<int64_t>& shape() const { return m_shape; }
+  int64_t dim(size_t i) const { return m_shape.at(i); }
+  size_t rank() const { return m_shape.size(); }
+  int64_t numel() const;
+  size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(m_dtype); }
+  bool empty() const { return !m_buffer; }
+
+  void* data() { return m_buffer.get(); }
+  const void* data() const { return m_buffer.get(); }
+  template <class T> T* data_as() { return static_cast<T*>(data()); }
+  template <class T> const T* data_as() const { return static_cast<const T*>(data()); }
+
+  Tensor clone() const;
+  /// Same buffer, another shape with the same element count.
+  Tensor reshaped(std::vector<int64_t> shape) const;
+
+ private:
+  DType m_dtype = DType::Undefined;
+  std::vector<int64_t> m_shape;
+  std::shared_ptr<void> m_buffer;
+};
+
+/// "[2,3,4]"
+std::string shape_to_string(const std::vector<int64_t>& shape);
+
+struct Options {
+  std::string backend = "auto";    // "cpu", "cuda" (fused kernels), "cuda-reference" (cuDNN/cuBLAS), "auto"
+  std::string precision = "fp32";  // "fp32", "tf32", "fp16" (GPU paths only)
+  int threads = 0;                 // CPU worker threads; 0 = all cores
+  int64_t batch = 0;               // batch size to pre-plan for (0: plan on first run)
+  bool fuse = true;                // apply the fusion rules
+  std::vector<std::string> disabled_fusions;  // rule names to skip (also IE_DISABLE_FUSIONS=a,b)
+};
+
+/// A graph input or output as declared by the model; symbolic dims have value -1 and a name.
+struct TensorDecl {
+  std::string name;
+  DType dtype = DType::Undefined;
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_names;
+};
+
+/// Called after every executed step (profiling, per-layer comparison, debugging).
+struct StepEvent {
+  size_t index = 0;
+  std::string name;                      // step name
+  std::string op;                        // op type of the step (fused ops name their rule)
+  std::vector<std::string> covers;       // original ONNX nodes the step replaced
+  std::vector<std::string> output_names;
+};
+using StepObserver = std::function<void(const StepEvent&)>;
+
+class Session;
+
+class Engine {
+ public:
+  /// Loads and validates the model; throws Error naming the file and what was wrong.
+  static Engine load(const std::string& path, const Options& options = {});
+
+  Session create_session() const;
+  const std::vector<TensorDecl>& inputs() const;
+  const std::vector<TensorDecl>& outputs() const;
+  /// The backend that runs the sessions ("cpu", "cuda", "cuda-reference").
+  std::string backend() const;
+  /// Human-readable graph summary, fused schedule and memory plan for the given input shapes.
+  std::string describe(const std::map<std::string, std::vector<int64_t>>& input_shapes) const;
+
+  struct Impl;
+  explicit Engine(std::shared_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+  const std::shared_ptr<Impl>& impl() const { return m_impl; }
+
+ private:
+  std::shared_ptr<Impl> m_impl;
+};
+
+/// Runs one model. A session is not thread-safe; make one per thread (they share the weights).
+class Session {
+ public:
+  /// Runs the model; every graph input must be given with the declared dtype and a compatible shape.
+  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
+  /// As run(), outputs in the graph's output order.
+  std::vector<Tensor> run_ordered(const std::map<std::string, Tensor>& inputs);
+  /// Observer called after every step of later runs (nullptr to remove). It may call peek().
+  void set_observer(StepObserver observer);
+  /// Copy of an intermediate tensor of the current run; valid inside the observer only.
+  Tensor peek(const std::string& tensor_name) const;
+
+  struct Impl;
+  explicit Session(std::shared_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<Impl> m_impl;
+};
+
+}  // namespace ie

@@ -1,0 +1,34 @@
+// Helpers that build ie::Error messages; all library errors go through these.
+#pragma once
+
+#include <sstream>
+#include <string>
+
+#include "engine/api/engine.h"
+
+namespace ie {
+
+template <class... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+
+template <class... Args>
+[[noreturn]] void fail(ErrorKind kind, const Args&... args) {
+  throw Error(kind, concat(args...));
+}
+
+template <class... Args>
+[[noreturn]] void fail_input(const Args&... args) {
+  throw Error(ErrorKind::BadInput, concat(args...));
+}
+
+}  // namespace ie
+
+// Precondition that comes from the model or the caller: throws Error(BadInput) with the message.
+#define IE_EXPECT(cond, ...)                           \
+  do {                                                 \
+    if (!(cond)) ::ie::fail_input(__VA_ARGS__);        \
+  } while (0)

@@ -1,0 +1,156 @@
+// The op registry: one OpDef per op (shape and dtype inference, folding rules) plus kernel factories per backend.
+// Each layers/<op>/ file registers its own records with IE_REGISTER_OPS, so adding an op touches one place.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "engine/core/shape.h"
+#include "engine/ir/graph.h"
+
+namespace ie {
+
+struct TensorInfo {
+  DType dtype = DType::Undefined;
+  Shape shape;
+};
+
+/// What shape inference of one node sees: input types and shapes, constant input values, the opset.
+class InferContext {
+ public:
+  InferContext(const Node& node, std::vector<const TensorInfo*> inputs, std::vector<const Tensor*> constants,
+               int64_t opset);
+
+  const Node& node() const { return m_node; }
+  const Attributes& attrs() const { return m_node.attrs; }
+  int64_t opset() const { return m_opset; }
+  size_t num_inputs() const { return m_inputs.size(); }
+  /// True when input i is given (optional inputs may be absent or named "").
+  bool has_input(size_t i) const { return i < m_inputs.size() && m_inputs[i] != nullptr; }
+  /// Type and shape of input i; fails naming the node when it is absent.
+  const TensorInfo& input(size_t i) const;
+  /// The value of input i when it is known at plan time (initializer or folded), else nullptr.
+  const Tensor* constant(size_t i) const { return i < m_constants.size() ? m_constants[i] : nullptr; }
+  /// Constant input i as int64 values (int32/int64 accepted); fails naming the node when not constant.
+  std::vector<int64_t> constant_ints(size_t i, const char* what) const;
+
+  void set_output(size_t i, DType dtype, Shape shape);
+  /// Output i is known now (e.g. Shape of a tensor with a known shape); the planner folds it.
+  void set_output_constant(size_t i, Tensor value);
+
+  template <class... Args>
+  [[noreturn]] void fail(const Args&... args) const {
+    fail_input(m_node.label(), ": ", args...);
+  }
+  template <class... Args>
+  void expect(bool cond, const Args&... args) const {
+    if (!cond) fail(args...);
+  }
+
+  std::vector<TensorInfo> outputs;
+  std::vector<Tensor> output_constants;  // empty Tensor where not known
+
+ private:
+  const Node& m_node;
+  std::vector<const TensorInfo*> m_inputs;
+  std::vector<const Tensor*> m_constants;
+  int64_t m_opset;
+};
+
+/// A tensor as a kernel sees it: a pointer into the backend's memory plus its type and shape.
+struct TensorRef {
+  void* data = nullptr;
+  DType dtype = DType::Undefined;
+  Shape shape;
+
+  bool present() const { return dtype != DType::Undefined; }
+  int64_t numel() const { return numel_range(shape, 0, shape.size()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }
+  template <class T> T* as() const { return static_cast<T*>(data); }
+};
+
+struct KernelContext {
+  std::vector<TensorRef> inputs;
+  std::vector<TensorRef> outputs;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+  void* stream = nullptr;  // cudaStream_t on CUDA backends
+};
+
+/// Everything a kernel factory may use at plan time: the node, shapes, constant inputs (weights to pre-pack).
+struct KernelInit {
+  const Node& node;
+  std::vector<TensorInfo> inputs;         // dtype Undefined for an absent optional input
+  std::vector<const Tensor*> constants;   // value of each constant input, else nullptr
+  std::vector<TensorInfo> outputs;
+  int64_t opset = 0;
+  std::string precision = "fp32";
+  void* backend_state = nullptr;          // backend-specific handles (cuDNN/cuBLAS) for its kernels
+
+  template <class... Args>
+  [[noreturn]] void fail(const Args&... args) const {
+    fail_input(node.label(), ": ", args...);
+  }
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  /// Scratch bytes run() needs; the planner provides them from the arena.
+  virtual size_t workspace_bytes() const { return 0; }
+  virtual void run(KernelContext& ctx) = 0;
+};
+
+/// Builds a kernel for one node, or returns nullptr when this backend cannot run that node as configured.
+using KernelFactory = std::function<std::unique_ptr<Kernel>(const KernelInit&)>;
+using InferFn = std::function<void(InferContext&)>;
+
+struct OpDef {
+  std::string domain;       // "" = ONNX default domain
+  std::string name;
+  InferFn infer;
+  bool foldable = true;     // may run at plan time when every input is constant
+  int view_of_input = -1;   // output 0 may share the buffer of this input (Reshape, Squeeze ...)
+};
+
+class OpRegistry {
+ public:
+  static OpRegistry& get();
+  /// Registers an op; throws Error on a duplicate name.
+  void add(OpDef def);
+  void add_kernel(const std::string& domain, const std::string& op, const std::string& backend, KernelFactory factory);
+  const OpDef* find(const std::string& domain, const std::string& op) const;
+  const KernelFactory* kernel(const std::string& domain, const std::string& op, const std::string& backend) const;
+  std::vector<std::string> op_names() const;
+
+ private:
+  std::map<std::string, OpDef> m_ops;
+  std::map<std::string, std::map<std::string, KernelFactory>> m_kernels;
+};
+
+/// Wraps a callable void(KernelContext&) as a Kernel.
+template <class Fn>
+std::unique_ptr<Kernel> make_kernel(Fn fn, size_t workspace = 0) {
+  struct Lambda : Kernel {
+    Fn fn;
+    size_t ws;
+    Lambda(Fn f, size_t w) : fn(std::move(f)), ws(w) {}
+    size_t workspace_bytes() const override { return ws; }
+    void run(KernelContext& ctx) override { fn(ctx); }
+  };
+  return std::make_unique<Lambda>(std::move(fn), workspace);
+}
+
+}  // namespace ie
+
+#define IE_CONCAT_INNER(a, b) a##b
+#define IE_CONCAT(a, b) IE_CONCAT_INNER(a, b)
+/// IE_REGISTER_OPS(tag) { OpRegistry::get().add(...); } -- runs at start-up.
+#define IE_REGISTER_OPS(tag)                                                              \
+  static void IE_CONCAT(ie_register_, tag)();                                             \
+  [[maybe_unused]] static const bool IE_CONCAT(ie_registered_, tag) = (IE_CONCAT(ie_register_, tag)(), true); \
+  static void IE_CONCAT(ie_register_, tag)()

@@ -1,0 +1,90 @@
+#include "engine/registry/op_def.h"
+
+namespace ie {
+
+namespace {
+std::string key_of(const std::string& domain, const std::string& op) {
+  std::string d = domain == "ai.onnx" ? "" : domain;
+  return d + ":" + op;
+}
+}  // namespace
+
+InferContext::InferContext(const Node& node, std::vector<const TensorInfo*> inputs,
+                           std::vector<const Tensor*> constants, int64_t opset)
+    : m_node(node), m_inputs(std::move(inputs)), m_constants(std::move(constants)), m_opset(opset) {
+  outputs.resize(node.outputs.size());
+  output_constants.resize(node.outputs.size());
+}
+
+const TensorInfo& InferContext::input(size_t i) const {
+  if (!has_input(i)) fail("input ", i, " is required but absent");
+  return *m_inputs[i];
+}
+
+std::vector<int64_t> InferContext::constant_ints(size_t i, const char* what) const {
+  const Tensor* t = constant(i);
+  if (!t)
+    fail(what, " (input ", i, ", '", m_node.inputs.at(i),
+         "') must be known at plan time; it depends on run-time data, which this engine does not support");
+  std::vector<int64_t> v(t->numel());
+  if (t->dtype() == DType::Int64) {
+    for (int64_t k = 0; k < t->numel(); ++k) v[k] = t->data_as<int64_t>()[k];
+  } else if (t->dtype() == DType::Int32) {
+    for (int64_t k = 0; k < t->numel(); ++k) v[k] = t->data_as<int32_t>()[k];
+  } else {
+    fail(what, " must be int64 or int32, got ", dtype_name(t->dtype()));
+  }
+  return v;
+}
+
+void InferContext::set_output(size_t i, DType dtype, Shape shape) {
+  if (i >= outputs.size()) return;  // optional output not requested
+  checked_numel(shape, m_node.label() + " output '" + m_node.outputs[i] + "'");
+  outputs[i] = TensorInfo{dtype, std::move(shape)};
+}
+
+void InferContext::set_output_constant(size_t i, Tensor value) {
+  if (i >= outputs.size()) return;
+  outputs[i] = TensorInfo{value.dtype(), value.shape()};
+  output_constants[i] = std::move(value);
+}
+
+OpRegistry& OpRegistry::get() {
+  static OpRegistry registry;
+  return registry;
+}
+
+void OpRegistry::add(OpDef def) {
+  std::string key = key_of(def.domain, def.name);
+  if (m_ops.count(key)) throw Error(ErrorKind::Usage, "op '" + key + "' is registered twice");
+  m_ops.emplace(key, std::move(def));
+}
+
+void OpRegistry::add_kernel(const std::string& domain, const std::string& op, const std::string& backend,
+                            KernelFactory factory) {
+  auto& slot = m_kernels[key_of(domain, op)];
+  if (slot.count(backend))
+    throw Error(ErrorKind::Usage, "kernel for op '" + key_of(domain, op) + "' on " + backend + " is registered twice");
+  slot.emplace(backend, std::move(factory));
+}
+
+const OpDef* OpRegistry::find(const std::string& domain, const std::string& op) const {
+  auto it = m_ops.find(key_of(domain, op));
+  return it == m_ops.end() ? nullptr : &it->second;
+}
+
+const KernelFactory* OpRegistry::kernel(const std::string& domain, const std::string& op,
+                                        const std::string& backend) const {
+  auto it = m_kernels.find(key_of(domain, op));
+  if (it == m_kernels.end()) return nullptr;
+  auto k = it->second.find(backend);
+  return k == it->second.end() ? nullptr : &k->second;
+}
+
+std::vector<std::string> OpRegistry::op_names() const {
+  std::vector<std::string> names;
+  for (auto& [k, v] : m_ops) names.push_back(v.domain.empty() ? v.name : v.domain + "." + v.name);
+  return names;
+}
+
+}  // namespace ie
