@@ -104,6 +104,7 @@ struct TensorDecl {
   DType dtype = DType::Undefined;
   std::vector<int64_t> dims;
   std::vector<std::string> dim_names;
+  bool has_shape = true;  // false: the model does not declare the rank
 };
 
 /// Called after every executed step (profiling, per-layer comparison, debugging).

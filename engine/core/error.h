@@ -32,3 +32,18 @@ template <class... Args>
   do {                                                 \
     if (!(cond)) ::ie::fail_input(__VA_ARGS__);        \
   } while (0)
+
+namespace ie {
+
+/// A valid model or request that the engine does not support (an op, a dtype, an attribute form).
+class Unsupported : public Error {
+ public:
+  explicit Unsupported(const std::string& message) : Error(ErrorKind::BadInput, message) {}
+};
+
+template <class... Args>
+[[noreturn]] void fail_unsupported(const Args&... args) {
+  throw Unsupported(concat(args...));
+}
+
+}  // namespace ie

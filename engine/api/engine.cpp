@@ -1,0 +1,167 @@
+// Engine and Session: the public face over loader, planner and executor.
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "engine/backend/backend.h"
+#include "engine/core/parallel.h"
+#include "engine/executor/executor.h"
+#include "engine/loader/onnx_loader.h"
+
+namespace ie {
+
+struct Engine::Impl {
+  Graph graph;
+  Options options;
+  std::string backend_name;
+  PlanOptions plan_options;
+};
+
+struct Session::Impl {
+  std::shared_ptr<const Engine::Impl> engine;
+  std::shared_ptr<Backend> backend;
+  std::map<std::string, std::unique_ptr<Plan>> plans;  // keyed by input shapes
+  Plan* current = nullptr;
+  StepObserver observer;
+};
+
+namespace {
+
+constexpr size_t kMaxCachedPlans = 8;
+
+std::set<std::string> disabled_fusions(const Options& options) {
+  std::set<std::string> names(options.disabled_fusions.begin(), options.disabled_fusions.end());
+  if (!options.fuse) names.insert("all");
+  if (const char* env = std::getenv("IE_DISABLE_FUSIONS")) {
+    std::stringstream ss(env);
+    std::string item;
+    while (std::getline(ss, item, ','))
+      if (!item.empty()) names.insert(item);
+  }
+  return names;
+}
+
+std::string shapes_key(const std::map<std::string, Shape>& shapes) {
+  std::string key;
+  for (auto& [name, shape] : shapes) key += name + shape_to_string(shape) + ";";
+  return key;
+}
+
+void check_options(const Options& o) {
+  if (o.precision != "fp32" && o.precision != "tf32" && o.precision != "fp16")
+    fail(ErrorKind::Usage, "unknown precision '", o.precision, "' (expected fp32, tf32 or fp16)");
+  if (o.threads < 0) fail(ErrorKind::Usage, "threads must be >= 0, got ", o.threads);
+  if (o.batch < 0) fail(ErrorKind::Usage, "batch must be >= 0, got ", o.batch);
+}
+
+// Shapes to plan for when only a batch size is known: every symbolic dim 0 of an input becomes `batch`.
+std::map<std::string, Shape> shapes_for_batch(const Graph& g, int64_t batch) {
+  std::map<std::string, Shape> shapes;
+  for (auto& d : g.inputs) {
+    Shape s = d.dims;
+    for (size_t i = 0; i < s.size(); ++i)
+      if (s[i] < 0) {
+        if (i != 0) fail_input("input '", d.name, "' has a symbolic dimension ", i, " besides the batch; give full shapes");
+        s[i] = batch;
+      }
+    shapes[d.name] = s;
+  }
+  return shapes;
+}
+
+}  // namespace
+
+Engine Engine::load(const std::string& path, const Options& options) {
+  check_options(options);
+  auto impl = std::make_shared<Impl>();
+  impl->graph = load_onnx(path);
+  impl->options = options;
+  impl->backend_name = resolve_backend_name(options.backend);
+  impl->plan_options.disabled_fusions = disabled_fusions(options);
+  impl->plan_options.precision = options.precision;
+  std::string reason;
+  if (!backend_available(impl->backend_name, &reason))
+    fail(impl->backend_name == "cpu" ? ErrorKind::Usage : ErrorKind::Device, "backend '", impl->backend_name,
+         "' cannot run here: ", reason);
+  for (auto& node : impl->graph.nodes)
+    if (!OpRegistry::get().find(node.domain, node.op_type))
+      fail_unsupported(path, ": ", node.label(), ": op '", node.op_type, "' is not supported by this engine");
+  Engine engine(impl);
+  if (options.batch > 0) {
+    Session warm = engine.create_session();  // validates that the model plans at this batch size
+    (void)warm;
+  }
+  return engine;
+}
+
+Session Engine::create_session() const {
+  auto impl = std::make_shared<Session::Impl>();
+  impl->engine = m_impl;
+  impl->backend = make_backend(m_impl->backend_name, m_impl->options);
+  if (m_impl->options.batch > 0) {
+    auto shapes = shapes_for_batch(m_impl->graph, m_impl->options.batch);
+    impl->plans[shapes_key(shapes)] = build_plan(m_impl->graph, shapes, impl->backend, m_impl->plan_options);
+  }
+  return Session(impl);
+}
+
+const std::vector<TensorDecl>& Engine::inputs() const { return m_impl->graph.inputs; }
+const std::vector<TensorDecl>& Engine::outputs() const { return m_impl->graph.outputs; }
+std::string Engine::backend() const { return m_impl->backend_name; }
+
+std::string Engine::describe(const std::map<std::string, std::vector<int64_t>>& input_shapes) const {
+  auto shapes = input_shapes;
+  if (shapes.empty()) shapes = shapes_for_batch(m_impl->graph, m_impl->options.batch > 0 ? m_impl->options.batch : 1);
+  auto plan = build_plan(m_impl->graph, shapes, make_backend(m_impl->backend_name, m_impl->options),
+                         m_impl->plan_options);
+  return describe_plan(*plan);
+}
+
+std::vector<Tensor> Session::run_ordered(const std::map<std::string, Tensor>& inputs) {
+  Impl& s = *m_impl;
+  set_cpu_threads(s.engine->options.threads);
+  std::map<std::string, Shape> shapes;
+  for (auto& [name, t] : inputs) {
+    if (t.empty()) fail_input("input '", name, "' has no data");
+    if (t.numel() == 0) fail_input("input '", name, "' is empty (shape ", shape_to_string(t.shape()), "); the batch must hold at least one sample");
+    shapes[name] = t.shape();
+  }
+  for (auto& d : s.engine->graph.inputs)
+    if (!shapes.count(d.name)) fail_input("input '", d.name, "' was not given");
+  std::string key = shapes_key(shapes);
+  auto it = s.plans.find(key);
+  if (it == s.plans.end()) {
+    for (auto& d : s.engine->graph.inputs)
+      if (inputs.at(d.name).dtype() != d.dtype)
+        fail_input("input '", d.name, "': expected dtype ", dtype_name(d.dtype), ", got ", dtype_name(inputs.at(d.name).dtype()));
+    if (s.plans.size() >= kMaxCachedPlans) s.plans.erase(s.plans.begin());
+    it = s.plans.emplace(key, build_plan(s.engine->graph, shapes, s.backend, s.engine->plan_options)).first;
+  }
+  Plan& plan = *it->second;
+  s.current = &plan;
+  load_inputs(plan, inputs);
+  run_steps(plan, s.observer);
+  auto outs = fetch_outputs(plan);
+  s.current = nullptr;
+  return outs;
+}
+
+std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
+  auto ordered = run_ordered(inputs);
+  std::map<std::string, Tensor> named;
+  const auto& outs = m_impl->engine->graph.outputs;
+  for (size_t i = 0; i < outs.size(); ++i) named[outs[i].name] = ordered[i];
+  return named;
+}
+
+void Session::set_observer(StepObserver observer) { m_impl->observer = std::move(observer); }
+
+Tensor Session::peek(const std::string& tensor_name) const {
+  Plan* plan = m_impl->current;
+  if (!plan) fail(ErrorKind::Usage, "Session::peek is only valid inside a step observer");
+  auto it = plan->slot_of.find(tensor_name);
+  if (it == plan->slot_of.end()) fail(ErrorKind::Usage, "tensor '", tensor_name, "' does not exist in the plan");
+  return fetch_slot(*plan, it->second);
+}
+
+}  // namespace ie

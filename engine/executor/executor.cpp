@@ -1,0 +1,65 @@
+#include "engine/executor/executor.h"
+
+#include <set>
+
+namespace ie {
+
+void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs) {
+  std::set<std::string> expected;
+  for (size_t i = 0; i < plan.graph.inputs.size(); ++i) {
+    const TensorDecl& decl = plan.graph.inputs[i];
+    expected.insert(decl.name);
+    auto it = inputs.find(decl.name);
+    if (it == inputs.end()) fail_input("input '", decl.name, "' was not given");
+    const Tensor& t = it->second;
+    const Slot& slot = plan.slots[plan.input_slots[i]];
+    if (t.dtype() != slot.info.dtype)
+      fail_input("input '", decl.name, "': expected dtype ", dtype_name(slot.info.dtype), ", got ", dtype_name(t.dtype()));
+    if (t.shape() != slot.info.shape)
+      fail_input("input '", decl.name, "': expected shape ", shape_to_string(slot.info.shape), ", got ",
+                 shape_to_string(t.shape()));
+    plan.backend->copy_in(plan.slot_data(plan.input_slots[i]), t.data(), t.nbytes());
+  }
+  for (auto& [name, t] : inputs)
+    if (!expected.count(name)) {
+      std::string names;
+      for (auto& e : expected) names += (names.empty() ? "" : ", ") + e;
+      fail_input("'", name, "' is not an input of the model (inputs: ", names, ")");
+    }
+}
+
+void run_steps(Plan& plan, const StepObserver& observer) {
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    Step& step = plan.steps[i];
+    step.kernel->run(step.ctx);
+    if (observer) {
+      StepEvent ev;
+      ev.index = i;
+      ev.name = step.node.name;
+      ev.op = step.node.domain.empty() ? step.node.op_type : step.node.domain + "." + step.node.op_type;
+      ev.covers = step.node.covers.empty() ? std::vector<std::string>{step.node.name} : step.node.covers;
+      ev.output_names = step.node.outputs;
+      observer(ev);
+    }
+  }
+}
+
+Tensor fetch_slot(Plan& plan, int slot) {
+  const Slot& s = plan.slots[slot];
+  Tensor t(s.info.dtype, s.info.shape);
+  plan.backend->synchronize();
+  if (s.is_constant) {
+    auto c = plan.graph.constants.find(s.name);
+    if (c != plan.graph.constants.end()) return c->second.clone();
+  }
+  plan.backend->copy_out(t.data(), plan.slot_data(slot), t.nbytes());
+  return t;
+}
+
+std::vector<Tensor> fetch_outputs(Plan& plan) {
+  std::vector<Tensor> outs;
+  for (int s : plan.output_slots) outs.push_back(fetch_slot(plan, s));
+  return outs;
+}
+
+}  // namespace ie

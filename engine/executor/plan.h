@@ -1,0 +1,73 @@
+// An execution plan: the fused schedule bound to one backend's kernels, and one arena for every tensor.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/backend/backend.h"
+#include "engine/ir/graph.h"
+#include "engine/planner/fusion.h"
+#include "engine/registry/op_def.h"
+
+namespace ie {
+
+/// Where a tensor lives while the plan runs.
+struct Slot {
+  std::string name;
+  TensorInfo info;
+  bool is_constant = false;
+  size_t offset = 0;              // in the arena, when not constant
+  const void* constant = nullptr; // backend pointer, when constant
+};
+
+struct Step {
+  Node node;
+  std::unique_ptr<Kernel> kernel;
+  std::vector<int> inputs;    // slot indices, -1 for an absent optional input
+  std::vector<int> outputs;   // slot indices, -1 for an unused optional output
+  size_t workspace_offset = 0;
+  size_t workspace_bytes = 0;
+  KernelContext ctx;          // pointers bound once the arena exists
+};
+
+struct Plan {
+  Graph graph;                          // after folding and fusion
+  std::shared_ptr<Backend> backend;
+  std::vector<Slot> slots;
+  std::map<std::string, int> slot_of;
+  std::vector<Step> steps;
+  std::vector<int> input_slots;         // graph input order
+  std::vector<int> output_slots;        // graph output order
+  std::map<std::string, Shape> input_shapes;
+  size_t arena_bytes = 0;
+  size_t tensor_bytes = 0;              // sum of all arena tensors without reuse
+  size_t folded_nodes = 0;
+  size_t removed_nodes = 0;
+  size_t onnx_nodes = 0;
+  FusionReport fusion;
+  void* arena = nullptr;
+
+  Plan() = default;
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  ~Plan();
+
+  /// Backend pointer of a slot's data.
+  void* slot_data(int slot) const;
+};
+
+struct PlanOptions {
+  std::set<std::string> disabled_fusions;
+  std::string precision = "fp32";
+};
+
+/// Plans `model` for concrete input shapes on `backend`. Throws Error naming the node, op or tensor.
+std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string, Shape>& input_shapes,
+                                 std::shared_ptr<Backend> backend, const PlanOptions& options);
+
+/// Graph summary, fused schedule (each step with the nodes it replaced) and memory plan, for `inspect`.
+std::string describe_plan(const Plan& plan);
+
+}  // namespace ie

@@ -1,0 +1,84 @@
+#include "engine/planner/shape_inference.h"
+
+#include "engine/registry/node_runner.h"
+
+namespace ie {
+
+namespace {
+// Folding a node whose result is this large would bloat the plan; leave it to run time.
+constexpr int64_t kMaxFoldElements = int64_t(1) << 24;
+}  // namespace
+
+void check_input_shape(const TensorDecl& decl, const Shape& shape) {
+  checked_numel(shape, "input '" + decl.name + "'");
+  if (!decl.has_shape) return;
+  if (shape.size() != decl.dims.size())
+    fail_input("input '", decl.name, "': expected rank ", decl.dims.size(), " (shape ", shape_to_string(decl.dims),
+               "), got shape ", shape_to_string(shape));
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (decl.dims[i] >= 0 && decl.dims[i] != shape[i])
+      fail_input("input '", decl.name, "': dimension ", i, " must be ", decl.dims[i], ", got ", shape[i], " (shape ",
+                 shape_to_string(shape), ")");
+}
+
+InferenceResult infer_and_fold(Graph& g, const std::map<std::string, Shape>& input_shapes) {
+  InferenceResult result;
+  for (auto& decl : g.inputs) {
+    auto it = input_shapes.find(decl.name);
+    if (it == input_shapes.end()) fail_input("no shape given for graph input '", decl.name, "'");
+    check_input_shape(decl, it->second);
+    result.infos[decl.name] = TensorInfo{decl.dtype, it->second};
+  }
+  for (auto& [name, t] : g.constants) result.infos[name] = TensorInfo{t.dtype(), t.shape()};
+
+  std::vector<Node> kept;
+  for (auto& node : g.nodes) {
+    const OpDef* def = OpRegistry::get().find(node.domain, node.op_type);
+    if (!def) fail_unsupported(g.source, ": ", node.label(), ": op '", node.op_type, "' is not supported");
+    std::vector<TensorInfo> infos;
+    std::vector<const Tensor*> constants;
+    bool all_constant = true;
+    for (auto& in : node.inputs) {
+      if (in.empty()) {
+        infos.emplace_back();
+        constants.push_back(nullptr);
+        continue;
+      }
+      auto it = result.infos.find(in);
+      if (it == result.infos.end()) fail_input(g.source, ": ", node.label(), " reads unknown tensor '", in, "'");
+      infos.push_back(it->second);
+      auto c = g.constants.find(in);
+      constants.push_back(c == g.constants.end() ? nullptr : &c->second);
+      all_constant &= c != g.constants.end();
+    }
+    InferContext ctx = infer_node(node, infos, constants, g.opset);
+    bool known = true;
+    int64_t out_elems = 0;
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (node.outputs[i].empty()) continue;
+      result.infos[node.outputs[i]] = ctx.outputs[i];
+      known &= !ctx.output_constants[i].empty();
+      out_elems += numel_range(ctx.outputs[i].shape, 0, ctx.outputs[i].shape.size());
+    }
+    if (known) {
+      for (size_t i = 0; i < node.outputs.size(); ++i)
+        if (!node.outputs[i].empty()) g.constants[node.outputs[i]] = ctx.output_constants[i];
+      result.folded_nodes++;
+      continue;
+    }
+    if (all_constant && def->foldable && out_elems <= kMaxFoldElements && !g.is_graph_output(node.outputs[0])) {
+      std::vector<Tensor> values;
+      for (auto* c : constants) values.push_back(c ? *c : Tensor());
+      auto outs = run_node_cpu(node, values, g.opset);
+      for (size_t i = 0; i < node.outputs.size(); ++i)
+        if (!node.outputs[i].empty()) g.constants[node.outputs[i]] = outs[i];
+      result.folded_nodes++;
+      continue;
+    }
+    kept.push_back(std::move(node));
+  }
+  g.nodes = std::move(kept);
+  return result;
+}
+
+}  // namespace ie
