@@ -1,5 +1,6 @@
 // Engine and Session: the public face over loader, planner and executor.
 #include <cstdlib>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -15,6 +16,13 @@ struct Engine::Impl {
   Options options;
   std::string backend_name;
   PlanOptions plan_options;
+  std::mutex backend_mutex;
+  std::shared_ptr<void> backend_shared;  // state every session's backend shares (device weights)
+
+  std::shared_ptr<Backend> new_backend() {
+    std::lock_guard<std::mutex> lock(backend_mutex);
+    return make_backend(backend_name, options, &backend_shared);
+  }
 };
 
 struct Session::Impl {
@@ -97,7 +105,7 @@ Engine Engine::load(const std::string& path, const Options& options) {
 Session Engine::create_session() const {
   auto impl = std::make_shared<Session::Impl>();
   impl->engine = m_impl;
-  impl->backend = make_backend(m_impl->backend_name, m_impl->options);
+  impl->backend = m_impl->new_backend();
   if (m_impl->options.batch > 0) {
     auto shapes = shapes_for_batch(m_impl->graph, m_impl->options.batch);
     impl->plans[shapes_key(shapes)] = build_plan(m_impl->graph, shapes, impl->backend, m_impl->plan_options);
@@ -112,8 +120,7 @@ std::string Engine::backend() const { return m_impl->backend_name; }
 std::string Engine::describe(const std::map<std::string, std::vector<int64_t>>& input_shapes) const {
   auto shapes = input_shapes;
   if (shapes.empty()) shapes = shapes_for_batch(m_impl->graph, m_impl->options.batch > 0 ? m_impl->options.batch : 1);
-  auto plan = build_plan(m_impl->graph, shapes, make_backend(m_impl->backend_name, m_impl->options),
-                         m_impl->plan_options);
+  auto plan = build_plan(m_impl->graph, shapes, m_impl->new_backend(), m_impl->plan_options);
   return describe_plan(*plan);
 }
 

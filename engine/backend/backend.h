@@ -31,15 +31,17 @@ class Backend {
   virtual std::string fallback() const { return ""; }
 };
 
-using BackendFactory = std::function<std::shared_ptr<Backend>(const Options&)>;
+/// `engine_slot` holds state shared by every backend made for one engine (e.g. device copies of the weights).
+using BackendFactory = std::function<std::shared_ptr<Backend>(const Options&, std::shared_ptr<void>* engine_slot)>;
 
 /// Backends register themselves by name; the CUDA ones only exist in CUDA builds.
 void register_backend(const std::string& name, BackendFactory factory, std::function<bool(std::string*)> available);
 /// Creates a backend by name ("auto" picks cuda when usable, else cpu); throws Error(Usage) on an unknown name.
-std::shared_ptr<Backend> make_backend(const std::string& name, const Options& options);
+std::shared_ptr<Backend> make_backend(const std::string& name, const Options& options,
+                                      std::shared_ptr<void>* engine_slot = nullptr);
 /// Whether a backend exists in this build and can run here; `reason` says why not.
 bool backend_available(const std::string& name, std::string* reason);
-/// The name "auto" resolves to on this machine.
+/// The name "auto" resolves to on this machine: cuda, else cuda-reference, else cpu.
 std::string resolve_backend_name(const std::string& name);
 
 }  // namespace ie

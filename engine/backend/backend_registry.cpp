@@ -31,10 +31,13 @@ bool backend_available(const std::string& name, std::string* reason) {
 
 std::string resolve_backend_name(const std::string& name) {
   if (name != "auto") return name;
-  return backend_available("cuda", nullptr) ? "cuda" : "cpu";
+  for (const char* candidate : {"cuda", "cuda-reference"})
+    if (backend_available(candidate, nullptr)) return candidate;
+  return "cpu";
 }
 
-std::shared_ptr<Backend> make_backend(const std::string& requested, const Options& options) {
+std::shared_ptr<Backend> make_backend(const std::string& requested, const Options& options,
+                                      std::shared_ptr<void>* engine_slot) {
   std::string name = resolve_backend_name(requested);
   auto it = backends().find(name);
   if (it == backends().end()) {
@@ -44,7 +47,7 @@ std::shared_ptr<Backend> make_backend(const std::string& requested, const Option
   }
   std::string reason;
   if (!backend_available(name, &reason)) fail(ErrorKind::Device, "backend '", name, "' cannot run here: ", reason);
-  return it->second.factory(options);
+  return it->second.factory(options, engine_slot);
 }
 
 }  // namespace ie

@@ -31,7 +31,11 @@ void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs) {
 void run_steps(Plan& plan, const StepObserver& observer) {
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     Step& step = plan.steps[i];
-    step.kernel->run(step.ctx);
+    try {
+      step.kernel->run(step.ctx);
+    } catch (const Error& e) {
+      throw Error(e.kind(), "step " + std::to_string(i) + " " + step.node.label() + ": " + e.what());
+    }
     if (observer) {
       StepEvent ev;
       ev.index = i;

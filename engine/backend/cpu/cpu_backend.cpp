@@ -31,7 +31,7 @@ class CpuBackend : public Backend {
 }  // namespace
 
 IE_REGISTER_BACKEND(cpu) {
-  register_backend("cpu", [](const Options&) { return std::make_shared<CpuBackend>(); }, nullptr);
+  register_backend("cpu", [](const Options&, std::shared_ptr<void>*) { return std::make_shared<CpuBackend>(); }, nullptr);
 }
 
 }  // namespace ie

@@ -1,0 +1,146 @@
+// CUDA backends: "cuda-reference" (cuDNN/cuBLAS and plain kernels). Device memory comes from the plan's arena
+// (one cudaMalloc per plan); weights are uploaded once per engine and shared by its sessions; every session has
+// its own non-blocking stream and library handles, so nothing runs on the default stream.
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "engine/backend/backend.h"
+#include "engine/backend/cuda/cuda_state.h"
+#include "engine/core/error.h"
+
+namespace ie::cuda {
+
+CudaState& state_of(void* backend_state) {
+  if (!backend_state) fail(ErrorKind::Usage, "a CUDA kernel was created without a CUDA backend");
+  return *static_cast<CudaState*>(backend_state);
+}
+
+namespace {
+
+bool cuda_usable(std::string* reason) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    if (reason) *reason = err != cudaSuccess ? std::string("no usable CUDA device (") + cudaGetErrorString(err) + ")"
+                                             : "no CUDA device found";
+    return false;
+  }
+  return true;
+}
+
+// Device copies of constant tensors, shared by all sessions of one engine (keyed by the host buffer).
+class DeviceConstants {
+ public:
+  ~DeviceConstants() {
+    for (auto& [k, e] : m_entries) cudaFree(e.device);
+  }
+  const void* get(const Tensor& t) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_entries.find(t.data());
+    if (it != m_entries.end() && it->second.bytes == t.nbytes()) return it->second.device;
+    void* d = nullptr;
+    IE_CUDA_CHECK(cudaMalloc(&d, t.nbytes() ? t.nbytes() : 1));
+    IE_CUDA_CHECK(cudaMemcpy(d, t.data(), t.nbytes(), cudaMemcpyHostToDevice));
+    m_entries[t.data()] = Entry{d, t.nbytes(), t};
+    return d;
+  }
+
+ private:
+  struct Entry {
+    void* device;
+    size_t bytes;
+    Tensor keep;  // keeps the host buffer alive so its address is not reused by another tensor
+  };
+  std::mutex m_mutex;
+  std::map<const void*, Entry> m_entries;
+};
+
+class CudaBackend : public Backend {
+ public:
+  CudaBackend(std::string name, const Options& options, std::shared_ptr<DeviceConstants> constants)
+      : m_name(std::move(name)), m_constants(std::move(constants)) {
+    IE_CUDA_CHECK(cudaGetDevice(&m_state.device));
+    IE_CUDA_CHECK(cudaGetDeviceProperties(&m_state.props, m_state.device));
+    IE_CUDA_CHECK(cudaStreamCreateWithFlags(&m_state.stream, cudaStreamNonBlocking));
+    IE_CUDA_CHECK(cublasCreate(&m_state.cublas));
+    IE_CUDA_CHECK(cublasSetStream(m_state.cublas, m_state.stream));
+    IE_CUDA_CHECK(cublasLtCreate(&m_state.cublaslt));
+    IE_CUDA_CHECK(cudnnCreate(&m_state.cudnn));
+    IE_CUDA_CHECK(cudnnSetStream(m_state.cudnn, m_state.stream));
+    m_state.precision = options.precision;
+    IE_CUDA_CHECK(cublasSetMathMode(m_state.cublas, m_state.tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
+  }
+  ~CudaBackend() override {
+    if (m_staging) cudaFreeHost(m_staging);
+    if (m_state.cudnn) cudnnDestroy(m_state.cudnn);
+    if (m_state.cublaslt) cublasLtDestroy(m_state.cublaslt);
+    if (m_state.cublas) cublasDestroy(m_state.cublas);
+    if (m_state.stream) cudaStreamDestroy(m_state.stream);
+  }
+  std::string name() const override { return m_name; }
+  void* allocate(size_t bytes) override {
+    void* p = nullptr;
+    IE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    return p;
+  }
+  void deallocate(void* p) override { cudaFree(p); }
+  const void* constant_data(const Tensor& t) override { return m_constants->get(t); }
+  void copy_in(void* dst, const void* src, size_t bytes) override {
+    if (!bytes) return;
+    // Pageable host memory goes through a pinned staging buffer so the copy is a true async DMA.
+    cudaPointerAttributes attr{};
+    if (cudaPointerGetAttributes(&attr, src) == cudaSuccess && attr.type == cudaMemoryTypeHost) {
+      IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, m_state.stream));
+      return;
+    }
+    cudaGetLastError();
+    IE_CUDA_CHECK(cudaStreamSynchronize(m_state.stream));  // the staging buffer may still be in use
+    reserve_staging(bytes);
+    std::memcpy(m_staging, src, bytes);
+    IE_CUDA_CHECK(cudaMemcpyAsync(dst, m_staging, bytes, cudaMemcpyHostToDevice, m_state.stream));
+  }
+  void copy_out(void* dst, const void* src, size_t bytes) override {
+    if (!bytes) return;
+    IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, m_state.stream));
+    IE_CUDA_CHECK(cudaStreamSynchronize(m_state.stream));
+  }
+  void synchronize() override { IE_CUDA_CHECK(cudaStreamSynchronize(m_state.stream)); }
+  void* stream() override { return m_state.stream; }
+  void* kernel_state() override { return &m_state; }
+
+ private:
+  void reserve_staging(size_t bytes) {
+    if (bytes <= m_staging_bytes) return;
+    if (m_staging) cudaFreeHost(m_staging);
+    m_staging = nullptr;
+    IE_CUDA_CHECK(cudaMallocHost(&m_staging, bytes));
+    m_staging_bytes = bytes;
+  }
+
+  std::string m_name;
+  CudaState m_state;
+  std::shared_ptr<DeviceConstants> m_constants;
+  void* m_staging = nullptr;
+  size_t m_staging_bytes = 0;
+};
+
+std::shared_ptr<DeviceConstants> shared_constants(std::shared_ptr<void>* engine_slot) {
+  if (!engine_slot) return std::make_shared<DeviceConstants>();
+  if (!*engine_slot) *engine_slot = std::make_shared<DeviceConstants>();
+  return std::static_pointer_cast<DeviceConstants>(*engine_slot);
+}
+
+}  // namespace
+
+IE_REGISTER_BACKEND(cuda_reference) {
+  register_backend(
+      "cuda-reference",
+      [](const Options& o, std::shared_ptr<void>* slot) {
+        return std::make_shared<CudaBackend>("cuda-reference", o, shared_constants(slot));
+      },
+      cuda_usable);
+}
+
+}  // namespace ie::cuda

@@ -1,0 +1,28 @@
+#include "engine/backend/cuda/cuda_check.h"
+
+#include "engine/core/error.h"
+
+namespace ie::cuda {
+
+namespace {
+[[noreturn]] void raise(const char* library, const char* what, const char* expr, const char* file, int line) {
+  fail(ErrorKind::Device, library, " call failed: ", expr, ": ", what, " (", file, ":", line, ")");
+}
+}  // namespace
+
+void check(cudaError_t status, const char* expr, const char* file, int line) {
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // clear a non-sticky error so later calls are not blamed for it
+    raise("CUDA", cudaGetErrorString(status), expr, file, line);
+  }
+}
+
+void check(cublasStatus_t status, const char* expr, const char* file, int line) {
+  if (status != CUBLAS_STATUS_SUCCESS) raise("cuBLAS", cublasGetStatusString(status), expr, file, line);
+}
+
+void check(cudnnStatus_t status, const char* expr, const char* file, int line) {
+  if (status != CUDNN_STATUS_SUCCESS) raise("cuDNN", cudnnGetErrorString(status), expr, file, line);
+}
+
+}  // namespace ie::cuda
