@@ -7,7 +7,7 @@ install(TARGETS ie_engine EXPORT InferEngineTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES engine/api/engine.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/engine/api)
+install(FILES engine/api/engine.h engine/api/model_config.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/engine/api)
 install(EXPORT InferEngineTargets NAMESPACE InferEngine:: FILE InferEngineTargets.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/InferEngine)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/InferEngineConfigVersion.cmake

@@ -7,6 +7,8 @@
 #include "engine/backend/backend.h"
 #include "engine/core/parallel.h"
 #include "engine/executor/executor.h"
+#include "engine/api/model_config.h"
+#include "engine/ir/preprocess.h"
 #include "engine/loader/onnx_loader.h"
 
 namespace ie {
@@ -79,10 +81,19 @@ std::map<std::string, Shape> shapes_for_batch(const Graph& g, int64_t batch) {
 
 }  // namespace
 
-Engine Engine::load(const std::string& path, const Options& options) {
+Engine Engine::load(const ModelConfig& config, const Options& options, bool with_preprocessing) {
+  Graph g = load_onnx(config.onnx);
+  if (with_preprocessing && !config.raw_input.name.empty()) prepend_preprocessing(g, config);
+  return from_graph(std::move(g), options);
+}
+
+Engine Engine::load(const std::string& path, const Options& options) { return from_graph(load_onnx(path), options); }
+
+Engine Engine::from_graph(Graph graph, const Options& options) {
   check_options(options);
+  const std::string path = graph.source;
   auto impl = std::make_shared<Impl>();
-  impl->graph = load_onnx(path);
+  impl->graph = std::move(graph);
   impl->options = options;
   impl->backend_name = resolve_backend_name(options.backend);
   impl->plan_options.disabled_fusions = disabled_fusions(options);

@@ -118,11 +118,16 @@ struct StepEvent {
 using StepObserver = std::function<void(const StepEvent&)>;
 
 class Session;
+struct ModelConfig;
+class Graph;
 
 class Engine {
  public:
   /// Loads and validates the model; throws Error naming the file and what was wrong.
   static Engine load(const std::string& path, const Options& options = {});
+  /// Loads the config's ONNX file; with `with_preprocessing` the graph's input becomes the config's raw input and
+  /// its pre-processing steps run as engine ops in front of the model.
+  static Engine load(const ModelConfig& config, const Options& options, bool with_preprocessing);
 
   Session create_session() const;
   const std::vector<TensorDecl>& inputs() const;
@@ -134,6 +139,8 @@ class Engine {
 
   struct Impl;
   explicit Engine(std::shared_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+  /// Builds an engine from an already loaded graph (internal: the Graph type is not part of the public API).
+  static Engine from_graph(Graph graph, const Options& options);
   const std::shared_ptr<Impl>& impl() const { return m_impl; }
 
  private:
