@@ -1,0 +1,103 @@
+#include "layers/common/conv_core.h"
+
+#include <vector>
+
+#include "engine/core/parallel.h"
+#include "layers/common/compute_type.h"
+#include "layers/common/gemm.h"
+#include "layers/common/im2col.h"
+#include "layers/common/pool_core.h"
+
+namespace ie {
+
+Shape ConvSetup::output_shape() const {
+  Shape s{batch, out_channels};
+  Shape sp = pool ? pool_window.out_shape() : conv.out_shape();
+  s.insert(s.end(), sp.begin(), sp.end());
+  return s;
+}
+
+ConvSetup resolve_conv(const Attributes& attrs, const Shape& x, const Shape& w, const Shape* bias,
+                       const std::string& where) {
+  if (x.size() < 3)
+    fail_input(where, ": input X must be [N, C, spatial...] (rank >= 3), got ", shape_to_string(x));
+  if (w.size() != x.size())
+    fail_input(where, ": weight W ", shape_to_string(w), " must have the rank of X ", shape_to_string(x));
+  ConvSetup s;
+  s.batch = x[0];
+  s.in_channels = x[1];
+  s.out_channels = w[0];
+  s.group = attrs.get_int("group", 1);
+  if (s.group < 1) fail_input(where, ": group must be >= 1, got ", s.group);
+  if (w[1] * s.group != s.in_channels)
+    fail_input(where, ": X has ", s.in_channels, " channels but W ", shape_to_string(w), " with group ", s.group,
+               " expects ", w[1] * s.group);
+  if (s.out_channels % s.group != 0)
+    fail_input(where, ": W's ", s.out_channels, " output channels are not divisible by group ", s.group);
+  if (bias && (bias->size() != 1 || (*bias)[0] != s.out_channels))
+    fail_input(where, ": bias B must be [", s.out_channels, "], got ", shape_to_string(*bias));
+  s.conv = resolve_window(attrs, "", Shape(x.begin() + 2, x.end()), Shape(w.begin() + 2, w.end()), false, where);
+  return s;
+}
+
+template <class C>
+void conv_forward(const ConvSetup& s, const C* x, const C* w, const C* bias, C* y) {
+  const Window& g = s.conv;
+  const int64_t cg = s.in_channels / s.group, mg = s.out_channels / s.group;
+  const int64_t kdim = cg * g.kernel_volume(), npix = g.out_volume();
+  const int64_t in_image = s.in_channels * g.in_volume();
+  const int64_t conv_image = s.out_channels * npix;
+  const int64_t out_image = s.pool ? s.out_channels * s.pool_window.out_volume() : conv_image;
+  const bool direct = g.is_pointwise();
+  // Images are split over threads, each chunk with its own scratch; a single image instead lets Eigen's
+  // product use the threads.
+  parallel_for(s.batch, 1, [&](int64_t begin, int64_t end) {
+    std::vector<C> col(direct ? 0 : static_cast<size_t>(s.in_channels * g.kernel_volume() * npix));
+    std::vector<C> conv_out(s.pool ? static_cast<size_t>(conv_image) : 0);
+    for (int64_t n = begin; n < end; ++n) {
+      const C* xi = x + n * in_image;
+      if (!direct) im2col(xi, s.in_channels, g, col.data());
+      const C* cols = direct ? xi : col.data();
+      C* yi = s.pool ? conv_out.data() : y + n * out_image;
+      for (int64_t grp = 0; grp < s.group; ++grp)
+        gemm<C>(false, false, mg, npix, kdim, C(1), w + grp * mg * kdim, kdim, cols + grp * kdim * npix, npix, C(0),
+                yi + grp * mg * npix, npix);
+      if (bias) {
+        for (int64_t m = 0; m < s.out_channels; ++m) {
+          C* row = yi + m * npix;
+          const C b = bias[m];
+          for (int64_t p = 0; p < npix; ++p) row[p] += b;
+        }
+      }
+      apply_activation(s.activation, yi, conv_image);
+      if (s.pool) max_pool(yi, s.out_channels, s.pool_window, y + n * out_image);
+    }
+  });
+}
+
+template void conv_forward<float>(const ConvSetup&, const float*, const float*, const float*, float*);
+template void conv_forward<double>(const ConvSetup&, const double*, const double*, const double*, double*);
+
+std::unique_ptr<Kernel> make_conv_kernel(const KernelInit& init, const ConvSetup& setup) {
+  const DType t = init.inputs[0].dtype;
+  if (!is_float(t)) return nullptr;
+  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  for (size_t i = 1; i < (has_bias ? 3u : 2u); ++i)
+    if (init.inputs[i].dtype != t)
+      init.fail("input ", i, " is ", dtype_name(init.inputs[i].dtype), " but X is ", dtype_name(t));
+  return dispatch_float(t, init.node.label().c_str(), [&](auto tag) -> std::unique_ptr<Kernel> {
+    using C = ComputeOf<typename decltype(tag)::type>;
+    WeightInput<C> w_in(init, 1), b_in(init, 2);
+    return make_kernel([setup, w_in, b_in](KernelContext& ctx) {
+      std::vector<C> xs, ws, bs;
+      const C* x = as_compute<C>(ctx.inputs[0], xs);
+      const C* w = w_in.get(ctx, ws);
+      const C* b = b_in.get(ctx, bs);
+      ComputeOut<C> y(ctx.outputs[0]);
+      conv_forward<C>(setup, x, w, b, y.data());
+      y.commit();
+    });
+  });
+}
+
+}  // namespace ie

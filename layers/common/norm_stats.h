@@ -1,0 +1,54 @@
+// Mean and inverse standard deviation of strided values, and broadcasting of per-feature parameters:
+// shared by LayerNormalization, InstanceNormalization and BatchNormalization.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "engine/core/shape.h"
+
+namespace ie {
+
+/// Two-pass mean and population variance of n values x[i * stride] (accumulated in Acc).
+template <class Acc, class T>
+void mean_variance(const T* x, int64_t n, int64_t stride, Acc& mean, Acc& var) {
+  Acc sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<Acc>(x[i * stride]);
+  mean = n > 0 ? sum / static_cast<Acc>(n) : Acc(0);
+  Acc sq = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const Acc d = static_cast<Acc>(x[i * stride]) - mean;
+    sq += d * d;
+  }
+  var = n > 0 ? sq / static_cast<Acc>(n) : Acc(0);
+}
+
+/// Values of a tensor of shape `from` broadcast (numpy rules, aligned to the right) to shape `to`, C order.
+/// Returns `v` itself when no expansion is needed; fails naming `what` when the shapes do not broadcast.
+template <class C>
+const C* broadcast_to(const C* v, const Shape& from, const Shape& to, std::vector<C>& store, const std::string& what) {
+  const int64_t n = numel_range(to, 0, to.size());
+  if (numel_range(from, 0, from.size()) == n && from.size() <= to.size()) return v;
+  if (from.size() > to.size()) fail_input(what, ": shape ", shape_to_string(from), " has more dims than ", shape_to_string(to));
+  Shape f(to.size() - from.size(), 1);
+  f.insert(f.end(), from.begin(), from.end());
+  for (size_t d = 0; d < to.size(); ++d)
+    if (f[d] != 1 && f[d] != to[d])
+      fail_input(what, ": shape ", shape_to_string(from), " does not broadcast to ", shape_to_string(to));
+  const auto fs = strides_of(f);
+  store.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i, src = 0;
+    for (size_t d = to.size(); d-- > 0;) {
+      const int64_t idx = rem % to[d];
+      rem /= to[d];
+      if (f[d] != 1) src += idx * fs[d];
+    }
+    store[i] = v[src];
+  }
+  return store.data();
+}
+
+}  // namespace ie

@@ -1,0 +1,99 @@
+// Max and average pooling of one image [channels, in...] -> [channels, out...] over 1 to 3 spatial dims.
+// Shared by MaxPool, AveragePool and the pooling stage of FusedConv.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "engine/core/dtype.h"
+#include "layers/common/window.h"
+
+namespace ie {
+
+/// Walks the in-image taps of the window of output position (y0, y1, y2), calling fn(flat input offset, i0, i1, i2).
+template <class Fn>
+inline void for_each_tap(const Window& w, int64_t y0, int64_t y1, int64_t y2, Fn&& fn) {
+  const int64_t b0 = y0 * w.stride[0] - w.pad_begin[0];
+  const int64_t b1 = y1 * w.stride[1] - w.pad_begin[1];
+  const int64_t b2 = y2 * w.stride[2] - w.pad_begin[2];
+  for (int64_t k0 = 0; k0 < w.kernel[0]; ++k0) {
+    const int64_t i0 = b0 + k0 * w.dilation[0];
+    if (i0 < 0 || i0 >= w.in[0]) continue;
+    for (int64_t k1 = 0; k1 < w.kernel[1]; ++k1) {
+      const int64_t i1 = b1 + k1 * w.dilation[1];
+      if (i1 < 0 || i1 >= w.in[1]) continue;
+      const int64_t row = (i0 * w.in[1] + i1) * w.in[2];
+      for (int64_t k2 = 0; k2 < w.kernel[2]; ++k2) {
+        const int64_t i2 = b2 + k2 * w.dilation[2];
+        if (i2 < 0 || i2 >= w.in[2]) continue;
+        fn(row + i2, i0, i1, i2);
+      }
+    }
+  }
+}
+
+/// Max pooling. When `indices` is given it receives ONNX MaxPool's Indices: `index_base` (the image's offset in the
+/// whole input) plus the flat spatial index, row-major, or column-major when col_major.
+template <class T>
+void max_pool(const T* in, int64_t channels, const Window& w, T* out, int64_t* indices = nullptr,
+              int64_t index_base = 0, bool col_major = false) {
+  const int64_t in_vol = w.in_volume(), out_vol = w.out_volume();
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* src = in + c * in_vol;
+    T* dst = out + c * out_vol;
+    for (int64_t y0 = 0; y0 < w.out[0]; ++y0)
+      for (int64_t y1 = 0; y1 < w.out[1]; ++y1)
+        for (int64_t y2 = 0; y2 < w.out[2]; ++y2, ++dst) {
+          T best = std::numeric_limits<T>::lowest();
+          int64_t arg = -1, a0 = 0, a1 = 0, a2 = 0;
+          for_each_tap(w, y0, y1, y2, [&](int64_t off, int64_t i0, int64_t i1, int64_t i2) {
+            if (arg < 0 || src[off] > best) {
+              best = src[off];
+              arg = off, a0 = i0, a1 = i1, a2 = i2;
+            }
+          });
+          *dst = best;
+          if (indices) {
+            int64_t flat = col_major ? a0 + w.in[0] * (a1 + w.in[1] * a2) : arg;
+            *indices++ = index_base + c * in_vol + flat;
+          }
+        }
+  }
+}
+
+/// Average pooling; count_include_pad counts the padded positions of the window (not those past the end padding).
+template <class T>
+void average_pool(const T* in, int64_t channels, const Window& w, T* out, bool count_include_pad) {
+  using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const int64_t in_vol = w.in_volume(), out_vol = w.out_volume();
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* src = in + c * in_vol;
+    T* dst = out + c * out_vol;
+    for (int64_t y0 = 0; y0 < w.out[0]; ++y0)
+      for (int64_t y1 = 0; y1 < w.out[1]; ++y1)
+        for (int64_t y2 = 0; y2 < w.out[2]; ++y2, ++dst) {
+          Acc sum = 0;
+          int64_t count = 0;
+          for_each_tap(w, y0, y1, y2, [&](int64_t off, int64_t, int64_t, int64_t) {
+            sum += static_cast<Acc>(src[off]);
+            ++count;
+          });
+          if (count_include_pad) {
+            count = 1;
+            const int64_t ys[kMaxSpatial] = {y0, y1, y2};
+            for (int d = 0; d < kMaxSpatial; ++d) {
+              int64_t n = 0;
+              for (int64_t k = 0; k < w.kernel[d]; ++k) {
+                int64_t i = ys[d] * w.stride[d] - w.pad_begin[d] + k * w.dilation[d];
+                if (i >= -w.pad_begin[d] && i < w.in[d] + w.pad_end[d]) ++n;
+              }
+              count *= n;
+            }
+          }
+          *dst = static_cast<T>(count > 0 ? sum / static_cast<Acc>(count) : Acc(0));
+        }
+  }
+}
+
+}  // namespace ie

@@ -1,0 +1,86 @@
+// Gemm (ONNX): Y = alpha * op(A) op(B) + beta * C, with C unidirectionally broadcast to [M, N].
+#include "engine/registry/op_def.h"
+#include "layers/common/compute_type.h"
+#include "layers/common/gemm.h"
+
+namespace ie {
+namespace {
+
+struct GemmSetup {
+  bool trans_a = false, trans_b = false;
+  float alpha = 1, beta = 1;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t c_rows = 0, c_cols = 0;  // C's extent once viewed as 2-D (1 where it broadcasts)
+};
+
+GemmSetup resolve_gemm(const Node& node, const Shape& a, const Shape& b, const Shape* c) {
+  GemmSetup s;
+  s.trans_a = node.attrs.get_int("transA", 0) != 0;
+  s.trans_b = node.attrs.get_int("transB", 0) != 0;
+  s.alpha = node.attrs.get_float("alpha", 1.0f);
+  s.beta = node.attrs.get_float("beta", 1.0f);
+  if (a.size() != 2 || b.size() != 2)
+    fail_input(node.label(), ": A and B must be matrices, got ", shape_to_string(a), " and ", shape_to_string(b));
+  s.m = s.trans_a ? a[1] : a[0];
+  s.k = s.trans_a ? a[0] : a[1];
+  const int64_t kb = s.trans_b ? b[1] : b[0];
+  s.n = s.trans_b ? b[0] : b[1];
+  if (kb != s.k)
+    fail_input(node.label(), ": inner dims differ: op(A) is [", s.m, ", ", s.k, "], op(B) is [", kb, ", ", s.n, "]");
+  if (c) {
+    if (c->size() > 2) fail_input(node.label(), ": C must have rank <= 2, got ", shape_to_string(*c));
+    s.c_rows = c->size() == 2 ? (*c)[0] : 1;
+    s.c_cols = c->empty() ? 1 : c->back();
+    if ((s.c_rows != 1 && s.c_rows != s.m) || (s.c_cols != 1 && s.c_cols != s.n))
+      fail_input(node.label(), ": C ", shape_to_string(*c), " does not broadcast to [", s.m, ", ", s.n, "]");
+  }
+  return s;
+}
+
+void infer_gemm(InferContext& ctx) {
+  const TensorInfo& a = ctx.input(0);
+  const TensorInfo& b = ctx.input(1);
+  ctx.expect(is_float(a.dtype), "A must be a float tensor, got ", dtype_name(a.dtype));
+  ctx.expect(b.dtype == a.dtype, "B is ", dtype_name(b.dtype), " but A is ", dtype_name(a.dtype));
+  if (ctx.has_input(2))
+    ctx.expect(ctx.input(2).dtype == a.dtype, "C is ", dtype_name(ctx.input(2).dtype), " but A is ",
+               dtype_name(a.dtype));
+  GemmSetup s = resolve_gemm(ctx.node(), a.shape, b.shape, ctx.has_input(2) ? &ctx.input(2).shape : nullptr);
+  ctx.set_output(0, a.dtype, {s.m, s.n});
+}
+
+std::unique_ptr<Kernel> make_gemm_cpu(const KernelInit& init) {
+  const bool has_c = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  GemmSetup s = resolve_gemm(init.node, init.inputs[0].shape, init.inputs[1].shape,
+                             has_c ? &init.inputs[2].shape : nullptr);
+  if (!is_float(init.inputs[0].dtype)) return nullptr;
+  return dispatch_float(init.inputs[0].dtype, "Gemm", [&](auto tag) -> std::unique_ptr<Kernel> {
+    using C = ComputeOf<typename decltype(tag)::type>;
+    WeightInput<C> b_in(init, 1), c_in(init, 2);
+    return make_kernel([s, b_in, c_in](KernelContext& ctx) {
+      std::vector<C> as, bs, cs;
+      const C* a = as_compute<C>(ctx.inputs[0], as);
+      const C* b = b_in.get(ctx, bs);
+      const C* c = s.beta != 0 ? c_in.get(ctx, cs) : nullptr;
+      ComputeOut<C> out(ctx.outputs[0]);
+      C* y = out.data();
+      if (c) {
+        for (int64_t i = 0; i < s.m; ++i)
+          for (int64_t j = 0; j < s.n; ++j)
+            y[i * s.n + j] = C(s.beta) * c[(s.c_rows == 1 ? 0 : i) * s.c_cols + (s.c_cols == 1 ? 0 : j)];
+      }
+      gemm<C>(s.trans_a, s.trans_b, s.m, s.n, s.k, C(s.alpha), a, s.trans_a ? s.m : s.k, b, s.trans_b ? s.k : s.n,
+              c ? C(1) : C(0), y, s.n);
+      out.commit();
+    });
+  });
+}
+
+}  // namespace
+
+IE_REGISTER_OPS(gemm) {
+  OpRegistry::get().add({"", "Gemm", infer_gemm});
+  OpRegistry::get().add_kernel("", "Gemm", "cpu", make_gemm_cpu);
+}
+
+}  // namespace ie

@@ -1,0 +1,107 @@
+// LayerNormalization (ONNX 17): normalizes over the dims from `axis` on; Scale and B broadcast to those dims.
+// Optional outputs Mean and InvStdDev have shape X.shape[:axis] + [1] * (rank - axis), type stash_type.
+#include <type_traits>
+
+#include "engine/core/parallel.h"
+#include "engine/registry/op_def.h"
+#include "layers/common/compute_type.h"
+#include "layers/common/norm_stats.h"
+
+namespace ie {
+namespace {
+
+struct LayerNormSetup {
+  int64_t rows = 0, n = 0;
+  float epsilon = 1e-5f;
+  Shape normalized, scale_shape, bias_shape;
+};
+
+LayerNormSetup resolve_layer_norm(const Node& node, const Shape& x, int64_t* axis_out) {
+  const int64_t rank = static_cast<int64_t>(x.size());
+  if (rank == 0) fail_input(node.label(), ": X must have rank >= 1");
+  const int64_t axis = normalize_axis(node.attrs.get_int("axis", -1), rank, node.label());
+  LayerNormSetup s;
+  s.rows = numel_range(x, 0, axis);
+  s.n = numel_range(x, axis, rank);
+  s.epsilon = node.attrs.get_float("epsilon", 1e-5f);
+  s.normalized = Shape(x.begin() + axis, x.end());
+  if (axis_out) *axis_out = axis;
+  return s;
+}
+
+void infer_layer_norm(InferContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  ctx.expect(is_float(x.dtype), "X must be a float tensor, got ", dtype_name(x.dtype));
+  int64_t axis = 0;
+  LayerNormSetup s = resolve_layer_norm(ctx.node(), x.shape, &axis);
+  ctx.expect(ctx.has_input(1), "input Scale is required");
+  for (size_t i = 1; i < 3; ++i) {
+    if (!ctx.has_input(i)) continue;
+    Shape shape = ctx.input(i).shape;
+    ctx.expect(broadcast_shapes(shape, s.normalized, ctx.node().label()) == s.normalized, "input ", i, " ",
+               shape_to_string(shape), " does not broadcast to the normalized shape ", shape_to_string(s.normalized));
+  }
+  ctx.set_output(0, x.dtype, x.shape);
+  const DType stash = static_cast<DType>(ctx.attrs().get_int("stash_type", 1));
+  ctx.expect(is_float(stash), "stash_type must name a float type, got ", static_cast<int>(stash));
+  Shape stat(x.shape.begin(), x.shape.begin() + axis);
+  stat.resize(x.shape.size(), 1);
+  ctx.set_output(1, stash, stat);
+  ctx.set_output(2, stash, stat);
+}
+
+std::unique_ptr<Kernel> make_layer_norm_cpu(const KernelInit& init) {
+  LayerNormSetup s = resolve_layer_norm(init.node, init.inputs[0].shape, nullptr);
+  s.scale_shape = init.inputs[1].shape;
+  if (init.inputs.size() > 2) s.bias_shape = init.inputs[2].shape;
+  const DType t = init.inputs[0].dtype;
+  if (!is_float(t)) return nullptr;
+  const std::string label = init.node.label();
+  return dispatch_float(t, "LayerNormalization", [&](auto tag) -> std::unique_ptr<Kernel> {
+    using T = typename decltype(tag)::type;
+    using C = ComputeOf<T>;
+    WeightInput<C> scale_in(init, 1), bias_in(init, 2);
+    return make_kernel([s, scale_in, bias_in, label](KernelContext& ctx) {
+      std::vector<C> ss, bs, se, be;
+      const C* scale = broadcast_to(scale_in.get(ctx, ss), s.scale_shape, s.normalized, se, label);
+      const C* bias = bias_in.present() ? broadcast_to(bias_in.get(ctx, bs), s.bias_shape, s.normalized, be, label)
+                                        : nullptr;
+      const T* x = ctx.inputs[0].as<const T>();
+      T* y = ctx.outputs[0].as<T>();
+      const TensorRef* mean_out = ctx.outputs.size() > 1 && ctx.outputs[1].present() ? &ctx.outputs[1] : nullptr;
+      const TensorRef* inv_out = ctx.outputs.size() > 2 && ctx.outputs[2].present() ? &ctx.outputs[2] : nullptr;
+      parallel_for(s.rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(1, s.n)), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const T* xr = x + r * s.n;
+          T* yr = y + r * s.n;
+          C mean, var;
+          mean_variance(xr, s.n, 1, mean, var);
+          const C inv = C(1) / std::sqrt(var + C(s.epsilon));
+          for (int64_t i = 0; i < s.n; ++i) {
+            C v = (static_cast<C>(xr[i]) - mean) * inv * scale[i];
+            if (bias) v += bias[i];
+            yr[i] = static_cast<T>(v);
+          }
+          auto store = [r](const TensorRef* out, C v) {
+            if (!out) return;
+            dispatch_float(out->dtype, "LayerNormalization stats", [&](auto otag) {
+              using O = typename decltype(otag)::type;
+              out->as<O>()[r] = static_cast<O>(v);
+            });
+          };
+          store(mean_out, mean);
+          store(inv_out, inv);
+        }
+      });
+    });
+  });
+}
+
+}  // namespace
+
+IE_REGISTER_OPS(layer_norm) {
+  OpRegistry::get().add({"", "LayerNormalization", infer_layer_norm});
+  OpRegistry::get().add_kernel("", "LayerNormalization", "cpu", make_layer_norm_cpu);
+}
+
+}  // namespace ie

@@ -1,0 +1,82 @@
+// ie.Linear: Y[..., N] = act(A[..., K] W + bias), the planner's fusion of MatMul/Gemm -> Add -> activation.
+// trans_w = 1: W is [N, K] (Gemm transB = 1, PyTorch's layout); 0: W is [K, N] (MatMul's layout).
+#include "engine/registry/op_def.h"
+#include "layers/common/activation.h"
+#include "layers/common/compute_type.h"
+#include "layers/common/gemm.h"
+
+namespace ie {
+namespace {
+
+struct LinearSetup {
+  bool trans_w = true;
+  Activation activation = Activation::None;
+  int64_t rows = 0, k = 0, n = 0;
+  Shape out;
+};
+
+LinearSetup resolve_linear(const Node& node, const Shape& a, const Shape& w, const Shape* bias) {
+  LinearSetup s;
+  s.trans_w = node.attrs.get_int("trans_w", 1) != 0;
+  s.activation = parse_activation(node.attrs.get_string("activation", ""), node.label());
+  if (a.empty()) fail_input(node.label(), ": A must have rank >= 1");
+  if (w.size() != 2) fail_input(node.label(), ": W must be a matrix, got ", shape_to_string(w));
+  s.k = a.back();
+  s.n = s.trans_w ? w[0] : w[1];
+  const int64_t wk = s.trans_w ? w[1] : w[0];
+  if (wk != s.k)
+    fail_input(node.label(), ": A ", shape_to_string(a), " has K = ", s.k, " but W ", shape_to_string(w),
+               " (trans_w = ", s.trans_w, ") has K = ", wk);
+  if (bias && numel_range(*bias, 0, bias->size()) != s.n)
+    fail_input(node.label(), ": bias ", shape_to_string(*bias), " must hold N = ", s.n, " values");
+  s.rows = numel_range(a, 0, a.size() - 1);
+  s.out = a;
+  s.out.back() = s.n;
+  return s;
+}
+
+void infer_linear(InferContext& ctx) {
+  const TensorInfo& a = ctx.input(0);
+  ctx.expect(is_float(a.dtype), "A must be a float tensor, got ", dtype_name(a.dtype));
+  for (size_t i = 1; i < 3; ++i)
+    if (ctx.has_input(i))
+      ctx.expect(ctx.input(i).dtype == a.dtype, "input ", i, " is ", dtype_name(ctx.input(i).dtype), " but A is ",
+                 dtype_name(a.dtype));
+  LinearSetup s = resolve_linear(ctx.node(), a.shape, ctx.input(1).shape,
+                                 ctx.has_input(2) ? &ctx.input(2).shape : nullptr);
+  ctx.set_output(0, a.dtype, s.out);
+}
+
+std::unique_ptr<Kernel> make_linear_cpu(const KernelInit& init) {
+  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  LinearSetup s = resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape,
+                                 has_bias ? &init.inputs[2].shape : nullptr);
+  if (!is_float(init.inputs[0].dtype)) return nullptr;
+  return dispatch_float(init.inputs[0].dtype, "Linear", [&](auto tag) -> std::unique_ptr<Kernel> {
+    using C = ComputeOf<typename decltype(tag)::type>;
+    WeightInput<C> w_in(init, 1), b_in(init, 2);
+    return make_kernel([s, w_in, b_in](KernelContext& ctx) {
+      std::vector<C> as, ws, bs;
+      const C* a = as_compute<C>(ctx.inputs[0], as);
+      const C* w = w_in.get(ctx, ws);
+      const C* bias = b_in.get(ctx, bs);
+      ComputeOut<C> out(ctx.outputs[0]);
+      C* y = out.data();
+      if (bias)
+        for (int64_t r = 0; r < s.rows; ++r) std::copy(bias, bias + s.n, y + r * s.n);
+      gemm<C>(false, s.trans_w, s.rows, s.n, s.k, C(1), a, s.k, w, s.trans_w ? s.k : s.n, bias ? C(1) : C(0), y,
+              s.n);
+      apply_activation(s.activation, y, s.rows * s.n);
+      out.commit();
+    });
+  });
+}
+
+}  // namespace
+
+IE_REGISTER_OPS(linear) {
+  OpRegistry::get().add({"ie", "Linear", infer_linear});
+  OpRegistry::get().add_kernel("ie", "Linear", "cpu", make_linear_cpu);
+}
+
+}  // namespace ie

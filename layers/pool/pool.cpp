@@ -1,0 +1,103 @@
+// MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool (ONNX) over 1 to 3 spatial dims.
+// MaxPool supports its optional Indices output (int64) and any numeric element type; the averages need floats.
+#include "engine/core/parallel.h"
+#include "engine/registry/op_def.h"
+#include "layers/common/pool_core.h"
+
+namespace ie {
+namespace {
+
+enum class PoolKind { Max, Average, GlobalMax, GlobalAverage };
+
+struct PoolSetup {
+  PoolKind kind = PoolKind::Max;
+  Window window;
+  int64_t batch = 0, channels = 0;
+  bool count_include_pad = false;
+  bool col_major = false;  // MaxPool storage_order for Indices
+};
+
+PoolSetup resolve_pool(const Node& node, PoolKind kind, const TensorInfo& x) {
+  if (x.shape.size() < 3)
+    fail_input(node.label(), ": input X must be [N, C, spatial...] (rank >= 3), got ", shape_to_string(x.shape));
+  PoolSetup s;
+  s.kind = kind;
+  s.batch = x.shape[0];
+  s.channels = x.shape[1];
+  Shape spatial(x.shape.begin() + 2, x.shape.end());
+  if (kind == PoolKind::GlobalMax || kind == PoolKind::GlobalAverage) {
+    // A global pool is a window as large as the input.
+    Attributes attrs;
+    attrs.set_ints("kernel_shape", spatial);
+    s.window = resolve_window(attrs, "", spatial, {}, false, node.label());
+  } else {
+    s.window = resolve_window(node.attrs, "", spatial, {}, true, node.label());
+  }
+  s.count_include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
+  s.col_major = node.attrs.get_int("storage_order", 0) != 0;
+  return s;
+}
+
+template <PoolKind kKind>
+void infer_pool(InferContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  if (kKind == PoolKind::Average || kKind == PoolKind::GlobalAverage)
+    ctx.expect(is_float(x.dtype), "X must be a float tensor, got ", dtype_name(x.dtype));
+  PoolSetup s = resolve_pool(ctx.node(), kKind, x);
+  Shape out{s.batch, s.channels};
+  Shape sp = s.window.out_shape();
+  out.insert(out.end(), sp.begin(), sp.end());
+  ctx.set_output(0, x.dtype, out);
+  if (ctx.node().outputs.size() > 1 && !ctx.node().outputs[1].empty()) {
+    ctx.expect(kKind == PoolKind::Max, "only MaxPool has a second output");
+    ctx.set_output(1, DType::Int64, out);
+  }
+}
+
+template <PoolKind kKind>
+std::unique_ptr<Kernel> make_pool_cpu(const KernelInit& init) {
+  PoolSetup s = resolve_pool(init.node, kKind, init.inputs[0]);
+  const DType t = init.inputs[0].dtype;
+  const bool is_max = kKind == PoolKind::Max || kKind == PoolKind::GlobalMax;
+  if (!is_max && !is_float(t)) return nullptr;
+  return dispatch_numeric(t, init.node.label().c_str(), [&](auto tag) -> std::unique_ptr<Kernel> {
+    using T = typename decltype(tag)::type;
+    return make_kernel([s, is_max](KernelContext& ctx) {
+      const T* x = ctx.inputs[0].as<const T>();
+      T* y = ctx.outputs[0].as<T>();
+      const bool want_indices = ctx.outputs.size() > 1 && ctx.outputs[1].present();
+      int64_t* idx = want_indices ? ctx.outputs[1].as<int64_t>() : nullptr;
+      const int64_t in_image = s.channels * s.window.in_volume(), out_image = s.channels * s.window.out_volume();
+      parallel_for(s.batch * s.channels, 4, [&](int64_t b, int64_t e) {
+        // One plane (image, channel) at a time keeps the indices' base offsets simple.
+        for (int64_t p = b; p < e; ++p) {
+          const int64_t n = p / s.channels, c = p % s.channels;
+          const T* xi = x + n * in_image + c * s.window.in_volume();
+          T* yi = y + n * out_image + c * s.window.out_volume();
+          if (is_max) {
+            max_pool(xi, 1, s.window, yi, idx ? idx + p * s.window.out_volume() : nullptr,
+                     p * s.window.in_volume(), s.col_major);
+          } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, half>) {
+            average_pool(xi, 1, s.window, yi, s.count_include_pad);
+          }
+        }
+      });
+    });
+  });
+}
+
+}  // namespace
+
+IE_REGISTER_OPS(pool) {
+  auto& r = OpRegistry::get();
+  r.add({"", "MaxPool", infer_pool<PoolKind::Max>});
+  r.add({"", "AveragePool", infer_pool<PoolKind::Average>});
+  r.add({"", "GlobalMaxPool", infer_pool<PoolKind::GlobalMax>});
+  r.add({"", "GlobalAveragePool", infer_pool<PoolKind::GlobalAverage>});
+  r.add_kernel("", "MaxPool", "cpu", make_pool_cpu<PoolKind::Max>);
+  r.add_kernel("", "AveragePool", "cpu", make_pool_cpu<PoolKind::Average>);
+  r.add_kernel("", "GlobalMaxPool", "cpu", make_pool_cpu<PoolKind::GlobalMax>);
+  r.add_kernel("", "GlobalAveragePool", "cpu", make_pool_cpu<PoolKind::GlobalAverage>);
+}
+
+}  // namespace ie

@@ -1,0 +1,279 @@
+// Resize (ONNX 10-19): nearest, linear and cubic interpolation over any dims, applied one axis at a time
+// (the interpolation is separable), with every coordinate_transformation_mode and nearest_mode.
+// Scales/sizes/roi must be known at plan time. antialias is not supported.
+#include <cmath>
+
+#include "engine/core/parallel.h"
+#include "engine/registry/op_def.h"
+#include "layers/common/compute_type.h"
+
+namespace ie {
+namespace {
+
+enum class ResizeMode { Nearest, Linear, Cubic };
+
+struct ResizeSetup {
+  ResizeMode mode = ResizeMode::Nearest;
+  std::string transform = "half_pixel", nearest_mode = "round_prefer_floor";
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  double extrapolation = 0;
+  Shape in, out;
+  std::vector<double> scales, roi;  // per dim; roi is [starts..., ends...] (tf_crop_and_resize only)
+};
+
+std::vector<double> constant_floats(const InferContext& ctx, size_t i, const char* what) {
+  const Tensor* t = ctx.constant(i);
+  if (!t) ctx.fail(what, " (input ", i, ") must be known at plan time");
+  std::vector<double> v(static_cast<size_t>(t->numel()));
+  dispatch_float(t->dtype(), what, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<double>(static_cast<float>(t->data_as<T>()[k]));
+  });
+  return v;
+}
+
+bool given(const InferContext& ctx, size_t i) { return ctx.has_input(i) && !ctx.input(i).shape.empty() && checked_numel(ctx.input(i).shape) > 0; }
+
+ResizeSetup resolve_resize(const InferContext& ctx) {
+  const Attributes& a = ctx.attrs();
+  ResizeSetup s;
+  s.in = ctx.input(0).shape;
+  const size_t r = s.in.size();
+  const std::string mode = a.get_string("mode", "nearest");
+  if (mode == "nearest") s.mode = ResizeMode::Nearest;
+  else if (mode == "linear") s.mode = ResizeMode::Linear;
+  else if (mode == "cubic" && ctx.opset() >= 11) s.mode = ResizeMode::Cubic;
+  else ctx.fail("mode '", mode, "' is not supported (expected nearest, linear or cubic)");
+  ctx.expect(a.get_int("antialias", 0) == 0, "antialias = 1 is not supported");
+  if (ctx.opset() < 11) {
+    s.transform = "asymmetric";
+    s.nearest_mode = "floor";
+  } else {
+    s.transform = a.get_string("coordinate_transformation_mode", "half_pixel");
+    s.nearest_mode = a.get_string("nearest_mode", "round_prefer_floor");
+  }
+  static const char* kTransforms[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                                      "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  ctx.expect(std::find(std::begin(kTransforms), std::end(kTransforms), s.transform) != std::end(kTransforms),
+             "unknown coordinate_transformation_mode '", s.transform, "'");
+  static const char* kNearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  ctx.expect(std::find(std::begin(kNearest), std::end(kNearest), s.nearest_mode) != std::end(kNearest),
+             "unknown nearest_mode '", s.nearest_mode, "'");
+  s.cubic_a = a.get_float("cubic_coeff_a", -0.75f);
+  s.exclude_outside = a.get_int("exclude_outside", 0) != 0;
+  s.extrapolation = a.get_float("extrapolation_value", 0.0f);
+
+  // Axes the scales/sizes/roi refer to (opset 18); all dims by default.
+  std::vector<int64_t> axes = a.get_ints("axes");
+  if (axes.empty())
+    for (size_t d = 0; d < r; ++d) axes.push_back(static_cast<int64_t>(d));
+  for (auto& ax : axes) ax = normalize_axis(ax, static_cast<int64_t>(r), ctx.node().label());
+  const size_t scales_i = ctx.opset() < 11 ? 1 : 2, sizes_i = 3;
+  s.scales.assign(r, 1.0);
+  s.out = s.in;
+  if (ctx.opset() >= 11 && given(ctx, sizes_i)) {
+    ctx.expect(!given(ctx, scales_i), "give scales or sizes, not both");
+    auto sizes = ctx.constant_ints(sizes_i, "sizes");
+    ctx.expect(sizes.size() == axes.size(), "sizes has ", sizes.size(), " values, expected ", axes.size());
+    for (size_t i = 0; i < axes.size(); ++i) s.out[axes[i]] = sizes[i];
+    for (size_t d = 0; d < r; ++d) s.scales[d] = static_cast<double>(s.out[d]) / static_cast<double>(s.in[d]);
+    const std::string policy = a.get_string("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch") {
+      ctx.expect(policy == "not_larger" || policy == "not_smaller", "unknown keep_aspect_ratio_policy '", policy, "'");
+      double scale = s.scales[axes[0]];
+      for (auto ax : axes) scale = policy == "not_larger" ? std::min(scale, s.scales[ax]) : std::max(scale, s.scales[ax]);
+      for (auto ax : axes) {
+        s.scales[ax] = scale;
+        s.out[ax] = static_cast<int64_t>(scale * static_cast<double>(s.in[ax]) + 0.5);
+      }
+    }
+  } else {
+    ctx.expect(given(ctx, scales_i), "one of scales or sizes is required");
+    auto scales = constant_floats(ctx, scales_i, "scales");
+    ctx.expect(scales.size() == axes.size(), "scales has ", scales.size(), " values, expected ", axes.size());
+    for (size_t i = 0; i < axes.size(); ++i) {
+      ctx.expect(scales[i] > 0, "scales must be positive, got ", scales[i]);
+      s.scales[axes[i]] = scales[i];
+      s.out[axes[i]] = static_cast<int64_t>(scales[i] * static_cast<double>(s.in[axes[i]]));
+    }
+  }
+  if (s.transform == "tf_crop_and_resize") {
+    ctx.expect(ctx.opset() >= 11 && given(ctx, 1), "tf_crop_and_resize needs the roi input");
+    auto roi = constant_floats(ctx, 1, "roi");
+    ctx.expect(roi.size() == 2 * axes.size(), "roi has ", roi.size(), " values, expected ", 2 * axes.size());
+    s.roi.assign(2 * r, 0.0);
+    for (size_t d = 0; d < r; ++d) s.roi[r + d] = 1.0;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      s.roi[axes[i]] = roi[i];
+      s.roi[r + axes[i]] = roi[axes.size() + i];
+    }
+  }
+  return s;
+}
+
+void infer_resize(InferContext& ctx) {
+  ctx.expect(is_float(ctx.input(0).dtype), "X must be a float tensor, got ", dtype_name(ctx.input(0).dtype));
+  ctx.set_output(0, ctx.input(0).dtype, resolve_resize(ctx).out);
+}
+
+// Interpolation taps of one output position along one axis.
+struct Taps {
+  int64_t index[4];
+  double weight[4];
+  int count = 0;
+  bool extrapolate = false;
+};
+
+double source_coordinate(const ResizeSetup& s, size_t d, int64_t y) {
+  const double in = static_cast<double>(s.in[d]), scale = s.scales[d], length = scale * in;
+  const double yf = static_cast<double>(y);
+  const std::string& t = s.transform;
+  if (t == "align_corners") return length == 1 ? 0.0 : yf * (in - 1) / (length - 1);
+  if (t == "asymmetric") return yf / scale;
+  if (t == "tf_half_pixel_for_nn") return (yf + 0.5) / scale;
+  if (t == "pytorch_half_pixel") return length == 1 ? -0.5 : (yf + 0.5) / scale - 0.5;
+  if (t == "half_pixel_symmetric") {
+    const double center = in / 2, adjustment = static_cast<double>(s.out[d]) / length;
+    return center * (1 - adjustment) + (yf + 0.5) / scale - 0.5;
+  }
+  if (t == "tf_crop_and_resize") {
+    const size_t r = s.in.size();
+    const double start = s.roi[d], end = s.roi[r + d];
+    double x = length == 1 ? (end - start) * (in - 1) / 2 : yf * (end - start) * (in - 1) / (length - 1);
+    return x + start * (in - 1);
+  }
+  return (yf + 0.5) / scale - 0.5;  // half_pixel
+}
+
+Taps taps_of(const ResizeSetup& s, size_t d, int64_t y) {
+  Taps t;
+  const double x = source_coordinate(s, d, y);
+  const int64_t in = s.in[d];
+  if (s.transform == "tf_crop_and_resize" && (x < 0 || x > static_cast<double>(in - 1))) {
+    t.extrapolate = true;
+    return t;
+  }
+  // The left neighbour and the ratio in (0, 1]: an exact integer x counts as ratio 1 from its left neighbour.
+  const int64_t left = static_cast<int64_t>(std::ceil(x)) - 1;
+  const double ratio = x - static_cast<double>(left);
+  auto clamp = [in](int64_t i) { return std::min<int64_t>(std::max<int64_t>(i, 0), in - 1); };
+  if (s.mode == ResizeMode::Nearest) {
+    bool right = ratio == 1.0;
+    if (!right) {
+      const std::string& m = s.nearest_mode;
+      right = m == "ceil" || (m == "round_prefer_floor" && ratio > 0.5) || (m == "round_prefer_ceil" && ratio >= 0.5);
+    }
+    t.count = 1;
+    t.index[0] = clamp(left + (right ? 1 : 0));
+    t.weight[0] = 1;
+    return t;
+  }
+  int64_t first = left;
+  if (s.mode == ResizeMode::Linear) {
+    t.count = 2;
+    t.weight[0] = 1 - ratio;
+    t.weight[1] = ratio;
+  } else {
+    const double a = s.cubic_a, r1 = ratio + 1, r2 = 1 - ratio, r3 = 2 - ratio;
+    t.count = 4;
+    first = left - 1;
+    t.weight[0] = ((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a;
+    t.weight[1] = ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1;
+    t.weight[2] = ((a + 2) * r2 - (a + 3)) * r2 * r2 + 1;
+    t.weight[3] = ((a * r3 - 5 * a) * r3 + 8 * a) * r3 - 4 * a;
+  }
+  double sum = 0;
+  for (int k = 0; k < t.count; ++k) {
+    const int64_t i = first + k;
+    if (s.exclude_outside && (i < 0 || i >= in)) t.weight[k] = 0;
+    sum += t.weight[k];
+    t.index[k] = clamp(i);
+  }
+  if (s.exclude_outside && sum != 0)
+    for (int k = 0; k < t.count; ++k) t.weight[k] /= sum;
+  return t;
+}
+
+// Resamples dim `d` of `src` (shape `cur`) into `dst`, where cur[d] becomes s.out[d].
+template <class C>
+void resize_axis(const ResizeSetup& s, size_t d, const Shape& cur, const std::vector<Taps>& taps, const C* src,
+                 C* dst) {
+  const int64_t outer = numel_range(cur, 0, d), inner = numel_range(cur, d + 1, cur.size());
+  const int64_t in = cur[d], out = s.out[d];
+  parallel_for(outer * out, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, inner)), [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t o = row / out, y = row % out;
+      const Taps& t = taps[y];
+      C* dr = dst + row * inner;
+      if (t.extrapolate) {
+        std::fill(dr, dr + inner, static_cast<C>(s.extrapolation));
+        continue;
+      }
+      const C* base = src + o * in * inner;
+      std::fill(dr, dr + inner, C(0));
+      for (int k = 0; k < t.count; ++k) {
+        const C w = static_cast<C>(t.weight[k]);
+        if (w == C(0)) continue;
+        const C* sr = base + t.index[k] * inner;
+        for (int64_t i = 0; i < inner; ++i) dr[i] += w * sr[i];
+      }
+    }
+  });
+}
+
+std::unique_ptr<Kernel> make_resize_cpu(const KernelInit& init) {
+  if (!is_float(init.inputs[0].dtype)) return nullptr;
+  InferContext ictx = [&] {
+    std::vector<const TensorInfo*> infos;
+    for (auto& t : init.inputs) infos.push_back(t.dtype == DType::Undefined ? nullptr : &t);
+    return InferContext(init.node, infos, init.constants, init.opset);
+  }();
+  ResizeSetup s = resolve_resize(ictx);
+  // Per axis: the taps of every output position, or nothing when the axis is left unchanged.
+  std::vector<std::vector<Taps>> taps(s.in.size());
+  for (size_t d = 0; d < s.in.size(); ++d) {
+    bool identity = s.out[d] == s.in[d];
+    std::vector<Taps> td;
+    for (int64_t y = 0; y < s.out[d]; ++y) {
+      td.push_back(taps_of(s, d, y));
+      const Taps& t = td.back();
+      identity = identity && !t.extrapolate && t.count >= 1 && [&] {
+        for (int k = 0; k < t.count; ++k)
+          if (t.weight[k] != 0 && (t.index[k] != y || t.weight[k] != 1)) return false;
+        return true;
+      }();
+    }
+    if (!identity) taps[d] = std::move(td);
+  }
+  return dispatch_float(init.inputs[0].dtype, "Resize", [&](auto tag) -> std::unique_ptr<Kernel> {
+    using C = ComputeOf<typename decltype(tag)::type>;
+    return make_kernel([s, taps](KernelContext& ctx) {
+      std::vector<C> xs, a, b;
+      const C* cur_data = as_compute<C>(ctx.inputs[0], xs);
+      Shape cur = s.in;
+      for (size_t d = s.in.size(); d-- > 0;) {
+        if (taps[d].empty()) continue;
+        Shape next = cur;
+        next[d] = s.out[d];
+        std::vector<C>& dst = cur_data == a.data() ? b : a;
+        dst.resize(static_cast<size_t>(numel_range(next, 0, next.size())));
+        resize_axis(s, d, cur, taps[d], cur_data, dst.data());
+        cur_data = dst.data();
+        cur = next;
+      }
+      ComputeOut<C> out(ctx.outputs[0]);
+      std::copy(cur_data, cur_data + ctx.outputs[0].numel(), out.data());
+      out.commit();
+    });
+  });
+}
+
+}  // namespace
+
+IE_REGISTER_OPS(resize) {
+  OpRegistry::get().add({"", "Resize", infer_resize});
+  OpRegistry::get().add_kernel("", "Resize", "cpu", make_resize_cpu);
+}
+
+}  // namespace ie
