@@ -36,9 +36,8 @@ struct Gelu {
 }  // namespace
 
 IE_REGISTER_OPS(gelu) {
-  register_unary<TypeClass::Float>("Gelu", [](const KernelInit& init) {
-    return Gelu{tanh_approximation(init.node.attrs, init.node.label())};
-  });
+  register_unary<TypeClass::Float>(
+      "Gelu", [](const KernelInit& init) { return Gelu{tanh_approximation(init.node.attrs, init.node.label())}; });
 }
 
 }  // namespace ie

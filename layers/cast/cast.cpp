@@ -15,8 +15,10 @@ struct BFloat16 {
   uint16_t bits;
 };
 
-template <class T> struct IsBf16 : std::false_type {};
-template <> struct IsBf16<BFloat16> : std::true_type {};
+template <class T>
+struct IsBf16 : std::false_type {};
+template <>
+struct IsBf16<BFloat16> : std::true_type {};
 
 // Every source value goes through one of three carriers: bool, int64 / uint64 (integers), or double (floats).
 template <class S>

@@ -15,19 +15,26 @@ namespace ie {
 constexpr int64_t kElementwiseGrain = 1 << 15;
 
 /// Arithmetic on float16 happens in float and is rounded back on store.
-template <class T> struct ComputeType { using type = T; };
-template <> struct ComputeType<half> { using type = float; };
-template <class T> using compute_t = typename ComputeType<T>::type;
+template <class T>
+struct ComputeType {
+  using type = T;
+};
+template <>
+struct ComputeType<half> {
+  using type = float;
+};
+template <class T>
+using compute_t = typename ComputeType<T>::type;
 
 /// Element types an op accepts, following the ONNX schema's type constraints.
 enum class TypeClass {
-  Float,    // float16, float32, float64
-  Signed,   // floats and signed integers
-  Numeric,  // floats and all integers
-  Integer,  // integers only
-  Unsigned, // unsigned integers only
-  Bool,     // bool only
-  All,      // every fixed-size type, bool included
+  Float,     // float16, float32, float64
+  Signed,    // floats and signed integers
+  Numeric,   // floats and all integers
+  Integer,   // integers only
+  Unsigned,  // unsigned integers only
+  Bool,      // bool only
+  All,       // every fixed-size type, bool included
 };
 
 bool type_in(TypeClass cls, DType t);
@@ -52,18 +59,27 @@ decltype(auto) dispatch_class(DType t, const char* where, Fn&& fn) {
     if (!type_in(Cls, t))
       fail_input(where, ": unsupported element type ", dtype_name(t), " (expected ", type_class_name(Cls), ")");
     switch (t) {
-      case DType::UInt8: return fn(TypeTag<uint8_t>{});
-      case DType::UInt16: return fn(TypeTag<uint16_t>{});
-      case DType::UInt32: return fn(TypeTag<uint32_t>{});
-      case DType::UInt64: return fn(TypeTag<uint64_t>{});
-      default: break;
+      case DType::UInt8:
+        return fn(TypeTag<uint8_t>{});
+      case DType::UInt16:
+        return fn(TypeTag<uint16_t>{});
+      case DType::UInt32:
+        return fn(TypeTag<uint32_t>{});
+      case DType::UInt64:
+        return fn(TypeTag<uint64_t>{});
+      default:
+        break;
     }
     if constexpr (Cls == TypeClass::Integer) {
       switch (t) {
-        case DType::Int8: return fn(TypeTag<int8_t>{});
-        case DType::Int16: return fn(TypeTag<int16_t>{});
-        case DType::Int32: return fn(TypeTag<int32_t>{});
-        default: return fn(TypeTag<int64_t>{});
+        case DType::Int8:
+          return fn(TypeTag<int8_t>{});
+        case DType::Int16:
+          return fn(TypeTag<int16_t>{});
+        case DType::Int32:
+          return fn(TypeTag<int32_t>{});
+        default:
+          return fn(TypeTag<int64_t>{});
       }
     }
     return fn(TypeTag<uint64_t>{});  // not reached: type_in checked the class

@@ -7,15 +7,12 @@
 namespace ie {
 
 IE_REGISTER_OPS(arith) {
-  register_binary<TypeClass::Numeric, false>("Add", [](const KernelInit&) {
-    return [](auto a, auto b) { return a + b; };
-  });
-  register_binary<TypeClass::Numeric, false>("Sub", [](const KernelInit&) {
-    return [](auto a, auto b) { return a - b; };
-  });
-  register_binary<TypeClass::Numeric, false>("Mul", [](const KernelInit&) {
-    return [](auto a, auto b) { return a * b; };
-  });
+  register_binary<TypeClass::Numeric, false>("Add",
+                                             [](const KernelInit&) { return [](auto a, auto b) { return a + b; }; });
+  register_binary<TypeClass::Numeric, false>("Sub",
+                                             [](const KernelInit&) { return [](auto a, auto b) { return a - b; }; });
+  register_binary<TypeClass::Numeric, false>("Mul",
+                                             [](const KernelInit&) { return [](auto a, auto b) { return a * b; }; });
   register_binary<TypeClass::Numeric, false>("Div", [](const KernelInit&) {
     return [](auto a, auto b) {
       using C = decltype(a);

@@ -5,18 +5,13 @@
 namespace ie {
 
 IE_REGISTER_OPS(logical) {
-  register_binary<TypeClass::Bool, false>("And", [](const KernelInit&) {
-    return [](bool a, bool b) { return a && b; };
-  });
-  register_binary<TypeClass::Bool, false>("Or", [](const KernelInit&) {
-    return [](bool a, bool b) { return a || b; };
-  });
-  register_binary<TypeClass::Bool, false>("Xor", [](const KernelInit&) {
-    return [](bool a, bool b) { return a != b; };
-  });
-  register_unary<TypeClass::Bool>("Not", [](const KernelInit&) {
-    return [](bool a) { return !a; };
-  });
+  register_binary<TypeClass::Bool, false>("And",
+                                          [](const KernelInit&) { return [](bool a, bool b) { return a && b; }; });
+  register_binary<TypeClass::Bool, false>("Or",
+                                          [](const KernelInit&) { return [](bool a, bool b) { return a || b; }; });
+  register_binary<TypeClass::Bool, false>("Xor",
+                                          [](const KernelInit&) { return [](bool a, bool b) { return a != b; }; });
+  register_unary<TypeClass::Bool>("Not", [](const KernelInit&) { return [](bool a) { return !a; }; });
 }
 
 }  // namespace ie

@@ -38,8 +38,8 @@ struct FloorMod {
 int64_t fmod_attr(const InferContext& ctx) {
   int64_t fmod = ctx.attrs().get_int("fmod", 0);
   ctx.expect(fmod == 0 || fmod == 1, "attribute fmod must be 0 or 1, got ", fmod);
-  ctx.expect(fmod == 1 || !is_float(ctx.input(0).dtype), "floating-point inputs (",
-             dtype_name(ctx.input(0).dtype), ") require attribute fmod=1");
+  ctx.expect(fmod == 1 || !is_float(ctx.input(0).dtype), "floating-point inputs (", dtype_name(ctx.input(0).dtype),
+             ") require attribute fmod=1");
   return fmod;
 }
 

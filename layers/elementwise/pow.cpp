@@ -65,12 +65,18 @@ std::unique_ptr<Kernel> make_pow_cpu(const KernelInit& init) {
   bool scalar_exp = numel_range(init.inputs[1].shape, 0, init.inputs[1].shape.size()) == 1 &&
                     init.outputs[0].shape == init.inputs[0].shape;
   switch (init.inputs[0].dtype) {
-    case DType::Float32: return make_pow_for_base<float>(init, plan, scalar_exp);
-    case DType::Float64: return make_pow_for_base<double>(init, plan, scalar_exp);
-    case DType::Float16: return make_pow_for_base<half>(init, plan, scalar_exp);
-    case DType::Int32: return make_pow_for_base<int32_t>(init, plan, scalar_exp);
-    case DType::Int64: return make_pow_for_base<int64_t>(init, plan, scalar_exp);
-    default: init.fail("unsupported base type ", dtype_name(init.inputs[0].dtype));
+    case DType::Float32:
+      return make_pow_for_base<float>(init, plan, scalar_exp);
+    case DType::Float64:
+      return make_pow_for_base<double>(init, plan, scalar_exp);
+    case DType::Float16:
+      return make_pow_for_base<half>(init, plan, scalar_exp);
+    case DType::Int32:
+      return make_pow_for_base<int32_t>(init, plan, scalar_exp);
+    case DType::Int64:
+      return make_pow_for_base<int64_t>(init, plan, scalar_exp);
+    default:
+      init.fail("unsupported base type ", dtype_name(init.inputs[0].dtype));
   }
 }
 

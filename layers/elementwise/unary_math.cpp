@@ -9,9 +9,13 @@ namespace ie {
 namespace {
 
 // Ops without attributes over floats, written once per name.
-#define IE_FLOAT_UNARY(NAME, EXPR)                                           \
-  register_unary<TypeClass::Float>(NAME, [](const KernelInit&) {            \
-    return [](auto x) { using C = decltype(x); (void)sizeof(C); return EXPR; }; \
+#define IE_FLOAT_UNARY(NAME, EXPR)                               \
+  register_unary<TypeClass::Float>(NAME, [](const KernelInit&) { \
+    return [](auto x) {                                          \
+      using C = decltype(x);                                     \
+      (void)sizeof(C);                                           \
+      return EXPR;                                               \
+    };                                                           \
   })
 
 void register_float_math() {
@@ -38,9 +42,7 @@ void register_float_math() {
 #undef IE_FLOAT_UNARY
 
 void register_sign_ops() {
-  register_unary<TypeClass::Signed>("Neg", [](const KernelInit&) {
-    return [](auto x) { return -x; };
-  });
+  register_unary<TypeClass::Signed>("Neg", [](const KernelInit&) { return [](auto x) { return -x; }; });
   register_unary<TypeClass::Numeric>("Abs", [](const KernelInit&) {
     return [](auto x) {
       using C = decltype(x);
@@ -60,9 +62,8 @@ void register_sign_ops() {
 }
 
 void register_float_tests() {
-  register_unary<TypeClass::Float, true>("IsNaN", [](const KernelInit&) {
-    return [](auto x) { return std::isnan(x); };
-  });
+  register_unary<TypeClass::Float, true>("IsNaN",
+                                         [](const KernelInit&) { return [](auto x) { return std::isnan(x); }; });
   register_unary<TypeClass::Float, true>("IsInf", [](const KernelInit& init) {
     bool pos = init.node.attrs.get_int("detect_positive", 1) != 0;
     bool neg = init.node.attrs.get_int("detect_negative", 1) != 0;

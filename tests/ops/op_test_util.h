@@ -18,8 +18,10 @@ Tensor tensor(std::vector<int64_t> shape, const std::vector<double>& values) {
   REQUIRE(static_cast<size_t>(t.numel()) == values.size());
   T* p = t.data_as<T>();
   for (size_t i = 0; i < values.size(); ++i) {
-    if constexpr (std::is_same_v<T, half>) p[i] = half(static_cast<float>(values[i]));
-    else p[i] = static_cast<T>(values[i]);
+    if constexpr (std::is_same_v<T, half>)
+      p[i] = half(static_cast<float>(values[i]));
+    else
+      p[i] = static_cast<T>(values[i]);
   }
   return t;
 }
@@ -30,14 +32,16 @@ inline std::vector<double> values(const Tensor& t) {
   dispatch_all(t.dtype(), "values", [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (size_t i = 0; i < out.size(); ++i) {
-      if constexpr (std::is_same_v<T, half>) out[i] = static_cast<float>(t.data_as<T>()[i]);
-      else out[i] = static_cast<double>(t.data_as<T>()[i]);
+      if constexpr (std::is_same_v<T, half>)
+        out[i] = static_cast<float>(t.data_as<T>()[i]);
+      else
+        out[i] = static_cast<double>(t.data_as<T>()[i]);
     }
   });
   return out;
 }
 
-/// Checks dtype, shape and values within atol + rtol * |expected| (NaN matches NaN).
+/// Checks dtype, shape and values within atol + rtol * |expected| (NaN matches NaN, inf matches inf).
 inline void check_tensor(const Tensor& t, DType dtype, const std::vector<int64_t>& shape,
                          const std::vector<double>& expected, double rtol = 1e-5, double atol = 1e-6) {
   REQUIRE(t.dtype() == dtype);
@@ -45,7 +49,7 @@ inline void check_tensor(const Tensor& t, DType dtype, const std::vector<int64_t
   std::vector<double> got = values(t);
   REQUIRE(got.size() == expected.size());
   for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(expected[i]) && std::isnan(got[i])) continue;
+    if (got[i] == expected[i] || (std::isnan(expected[i]) && std::isnan(got[i]))) continue;
     INFO("element ", i, ": got ", got[i], ", expected ", expected[i]);
     CHECK(std::fabs(got[i] - expected[i]) <= atol + rtol * std::fabs(expected[i]));
   }

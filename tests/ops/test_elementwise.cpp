@@ -38,9 +38,16 @@ Tensor random_tensor(Shape shape, std::mt19937& rng) {
 TEST_CASE("broadcast plan merges dims and matches plain indexing") {
   std::mt19937 rng(7);
   const std::vector<std::pair<Shape, Shape>> cases = {
-      {{2, 3, 4}, {3, 1}},       {{5, 1, 7}, {1, 6, 1}},   {{3, 70001}, {70001}},  {{257, 300}, {257, 1}},
-      {{1}, {4, 1, 3}},          {{}, {2, 3}},             {{2, 1, 3, 1, 5}, {4, 1, 1, 1}}, {{6, 5, 4, 3}, {6, 5, 4, 3}},
-      {{130, 1, 129}, {1, 513, 1}}, {{0, 3}, {3}},
+      {{2, 3, 4}, {3, 1}},
+      {{5, 1, 7}, {1, 6, 1}},
+      {{3, 70001}, {70001}},
+      {{257, 300}, {257, 1}},
+      {{1}, {4, 1, 3}},
+      {{}, {2, 3}},
+      {{2, 1, 3, 1, 5}, {4, 1, 1, 1}},
+      {{6, 5, 4, 3}, {6, 5, 4, 3}},
+      {{130, 1, 129}, {1, 513, 1}},
+      {{0, 3}, {3}},
   };
   for (auto& [sa, sb] : cases) {
     Tensor a = random_tensor(sa, rng), b = random_tensor(sb, rng);
@@ -62,20 +69,20 @@ TEST_CASE("broadcast plan merges dims and matches plain indexing") {
 }
 
 TEST_CASE("Add Sub Mul Div on odd shapes and types") {
-  Tensor a = tensor<float>({2, 3, 4}, {-3,   -2.5, -2,  -1.5, -1,  -0.5, 0,   0.5, 1,   1.5, 2,   2.5,
-                                       3,    3.5,  4,   4.5,  5,   5.5,  6,   6.5, 7,   7.5, 8,   8.5});
+  Tensor a = tensor<float>({2, 3, 4}, {-3, -2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5,
+                                       3,  3.5,  4,  4.5,  5,  5.5,  6, 6.5, 7, 7.5, 8, 8.5});
   Tensor b = tensor<float>({3, 1}, {10, 20, 30});
   check_tensor(run1("Add", {a, b}), DType::Float32, {2, 3, 4},
                {7,  7.5,  8,  8.5,  19, 19.5, 20, 20.5, 31, 31.5, 32, 32.5,
                 13, 13.5, 14, 14.5, 25, 25.5, 26, 26.5, 37, 37.5, 38, 38.5});
   check_tensor(run1("Sub", {tensor<int32_t>({5}, {1, 2, 3, 4, 5}), tensor<int32_t>({}, {3})}), DType::Int32, {5},
                {-2, -1, 0, 1, 2});
-  check_tensor(run1("Sub", {tensor<uint8_t>({3}, {1, 200, 5}), tensor<uint8_t>({3}, {2, 100, 5})}), DType::UInt8,
-               {3}, {255, 100, 0});
+  check_tensor(run1("Sub", {tensor<uint8_t>({3}, {1, 200, 5}), tensor<uint8_t>({3}, {2, 100, 5})}), DType::UInt8, {3},
+               {255, 100, 0});
   check_tensor(run1("Mul", {tensor<half>({3, 2}, {1, 2, 3, 4, 5, 6}), tensor<half>({2}, {0.5, -2})}), DType::Float16,
                {3, 2}, {0.5, -4, 1.5, -8, 2.5, -12});
-  check_tensor(run1("Div", {tensor<double>({1, 3}, {1, 2, 3}), tensor<double>({2, 1}, {2, 4})}), DType::Float64,
-               {2, 3}, {0.5, 1, 1.5, 0.25, 0.5, 0.75});
+  check_tensor(run1("Div", {tensor<double>({1, 3}, {1, 2, 3}), tensor<double>({2, 1}, {2, 4})}), DType::Float64, {2, 3},
+               {0.5, 1, 1.5, 0.25, 0.5, 0.75});
 }
 
 TEST_CASE("integer Div truncates toward zero and never traps") {
@@ -162,8 +169,8 @@ TEST_CASE("binary ops reject bad shapes and types with the node named") {
   CHECK_THROWS_WITH_AS(run1("Add", {a, tensor<float>({4}, {1, 2, 3, 4})}), doctest::Contains("Add_test"), Error);
   CHECK_THROWS_WITH_AS(run1("Add", {a, tensor<float>({4}, {1, 2, 3, 4})}), doctest::Contains("do not broadcast"),
                        Error);
-  CHECK_THROWS_WITH_AS(run1("Mul", {a, tensor<int32_t>({3}, {1, 2, 3})}),
-                       doctest::Contains("same element type"), Error);
+  CHECK_THROWS_WITH_AS(run1("Mul", {a, tensor<int32_t>({3}, {1, 2, 3})}), doctest::Contains("same element type"),
+                       Error);
   CHECK_THROWS_WITH_AS(run1("Add", {tensor<bool>({1}, {1}), tensor<bool>({1}, {1})}),
                        doctest::Contains("expected a number type"), Error);
 }
