@@ -48,6 +48,13 @@ TEST_CASE("activations match numpy on float32, float64 and float16") {
   check_unary("Mish", {-0.196816204, -0.303401461, -0.151133177, 0, 0.289030534, 1.40337827, 2.986535});
 }
 
+TEST_CASE("clamping activations keep NaN") {
+  Tensor x = tensor<float>({2}, {NAN, -1});
+  check_tensor(run1("Relu", {x}), DType::Float32, {2}, {NAN, 0});
+  check_tensor(run1("HardSigmoid", {x}), DType::Float32, {2}, {NAN, 0.3});
+  check_tensor(run1("HardSwish", {x}), DType::Float32, {2}, {NAN, -0.333333333});
+}
+
 TEST_CASE("Gelu exact and tanh forms") {
   check_unary("Gelu", {-0.0155241633, -0.158655254, -0.114626573, 0, 0.262168697, 1.3997892, 2.99595031});
   Attributes tanh_form;
