@@ -33,6 +33,7 @@ struct Session::Impl {
   std::map<std::string, std::unique_ptr<Plan>> plans;  // keyed by input shapes
   Plan* current = nullptr;
   StepObserver observer;
+  std::set<std::string> value_inputs;  // graph inputs whose values the planner needs (shape-tensor inputs)
 };
 
 namespace {
@@ -51,9 +52,13 @@ std::set<std::string> disabled_fusions(const Options& options) {
   return names;
 }
 
-std::string shapes_key(const std::map<std::string, Shape>& shapes) {
+constexpr int64_t kMaxBoundValueElements = 4096;
+
+// Plan-cache key: every input's shape, plus the bytes of inputs whose values are bound at plan time.
+std::string plan_key(const std::map<std::string, Shape>& shapes, const BoundValues& bound) {
   std::string key;
   for (auto& [name, shape] : shapes) key += name + shape_to_string(shape) + ";";
+  for (auto& [name, t] : bound) key += name + "=" + std::string(static_cast<const char*>(t.data()), t.nbytes()) + ";";
   return key;
 }
 
@@ -119,7 +124,7 @@ Session Engine::create_session() const {
   impl->backend = m_impl->new_backend();
   if (m_impl->options.batch > 0) {
     auto shapes = shapes_for_batch(m_impl->graph, m_impl->options.batch);
-    impl->plans[shapes_key(shapes)] = build_plan(m_impl->graph, shapes, impl->backend, m_impl->plan_options);
+    impl->plans[plan_key(shapes, {})] = build_plan(m_impl->graph, shapes, impl->backend, m_impl->plan_options);
   }
   return Session(impl);
 }
@@ -141,19 +146,42 @@ std::vector<Tensor> Session::run_ordered(const std::map<std::string, Tensor>& in
   std::map<std::string, Shape> shapes;
   for (auto& [name, t] : inputs) {
     if (t.empty()) fail_input("input '", name, "' has no data");
-    if (t.numel() == 0) fail_input("input '", name, "' is empty (shape ", shape_to_string(t.shape()), "); the batch must hold at least one sample");
     shapes[name] = t.shape();
   }
-  for (auto& d : s.engine->graph.inputs)
-    if (!shapes.count(d.name)) fail_input("input '", d.name, "' was not given");
-  std::string key = shapes_key(shapes);
+  for (auto& d : s.engine->graph.inputs) {
+    auto in = inputs.find(d.name);
+    if (in == inputs.end()) fail_input("input '", d.name, "' was not given");
+    for (size_t i = 0; i < d.dims.size() && i < in->second.rank(); ++i)
+      if (d.dims[i] < 0 && in->second.dim(i) == 0)
+        fail_input("input '", d.name, "' is empty (shape ", shape_to_string(in->second.shape()), "): dimension ", i,
+                   i == 0 ? " (the batch) must be at least 1" : " must be at least 1");
+  }
+  auto bound_values = [&] {
+    BoundValues bound;
+    for (auto& name : s.value_inputs)
+      if (inputs.count(name)) bound[name] = inputs.at(name);
+    return bound;
+  };
+  std::string key = plan_key(shapes, bound_values());
   auto it = s.plans.find(key);
   if (it == s.plans.end()) {
     for (auto& d : s.engine->graph.inputs)
       if (inputs.at(d.name).dtype() != d.dtype)
         fail_input("input '", d.name, "': expected dtype ", dtype_name(d.dtype), ", got ", dtype_name(inputs.at(d.name).dtype()));
     if (s.plans.size() >= kMaxCachedPlans) s.plans.erase(s.plans.begin());
-    it = s.plans.emplace(key, build_plan(s.engine->graph, shapes, s.backend, s.engine->plan_options)).first;
+    std::unique_ptr<Plan> plan;
+    while (!plan) {
+      try {
+        plan = build_plan(s.engine->graph, shapes, s.backend, s.engine->plan_options, bound_values());
+      } catch (const NeedsValue& e) {
+        // A graph input used as a shape (Reshape's shape, Resize's sizes ...): bind its value and plan again.
+        auto in = inputs.find(e.tensor());
+        if (in == inputs.end() || s.value_inputs.count(e.tensor()) || in->second.numel() > kMaxBoundValueElements) throw;
+        s.value_inputs.insert(e.tensor());
+      }
+    }
+    key = plan_key(shapes, bound_values());
+    it = s.plans.emplace(key, std::move(plan)).first;
   }
   Plan& plan = *it->second;
   s.current = &plan;

@@ -41,6 +41,17 @@ class Unsupported : public Error {
   explicit Unsupported(const std::string& message) : Error(ErrorKind::BadInput, message) {}
 };
 
+/// Planning needs the value of `tensor` (a shape, axes, sizes ...) but it is only known at run time. When the
+/// tensor is a graph input, the session binds its value at plan time (like a shape-tensor input) and plans again.
+class NeedsValue : public Unsupported {
+ public:
+  NeedsValue(const std::string& tensor, const std::string& message) : Unsupported(message), m_tensor(tensor) {}
+  const std::string& tensor() const { return m_tensor; }
+
+ private:
+  std::string m_tensor;
+};
+
 template <class... Args>
 [[noreturn]] void fail_unsupported(const Args&... args) {
   throw Unsupported(concat(args...));

@@ -21,7 +21,7 @@ void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs) {
     plan.backend->copy_in(plan.slot_data(plan.input_slots[i]), t.data(), t.nbytes());
   }
   for (auto& [name, t] : inputs)
-    if (!expected.count(name)) {
+    if (!expected.count(name) && !plan.bound_inputs.count(name)) {
       std::string names;
       for (auto& e : expected) names += (names.empty() ? "" : ", ") + e;
       fail_input("'", name, "' is not an input of the model (inputs: ", names, ")");

@@ -41,6 +41,7 @@ struct Plan {
   std::vector<int> input_slots;         // graph input order
   std::vector<int> output_slots;        // graph output order
   std::map<std::string, Shape> input_shapes;
+  std::set<std::string> bound_inputs;     // graph inputs folded in as plan-time values
   size_t arena_bytes = 0;
   size_t tensor_bytes = 0;              // sum of all arena tensors without reuse
   size_t folded_nodes = 0;
@@ -63,9 +64,13 @@ struct PlanOptions {
   std::string precision = "fp32";
 };
 
+/// Graph inputs whose values are bound at plan time (shape-tensor inputs), by name.
+using BoundValues = std::map<std::string, Tensor>;
+
 /// Plans `model` for concrete input shapes on `backend`. Throws Error naming the node, op or tensor.
 std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string, Shape>& input_shapes,
-                                 std::shared_ptr<Backend> backend, const PlanOptions& options);
+                                 std::shared_ptr<Backend> backend, const PlanOptions& options,
+                                 const BoundValues& bound = {});
 
 /// Graph summary, fused schedule (each step with the nodes it replaced) and memory plan, for `inspect`.
 std::string describe_plan(const Plan& plan);

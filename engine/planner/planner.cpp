@@ -178,15 +178,24 @@ void bind_contexts(Plan& plan) {
 }  // namespace
 
 std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string, Shape>& input_shapes,
-                                 std::shared_ptr<Backend> backend, const PlanOptions& options) {
+                                 std::shared_ptr<Backend> backend, const PlanOptions& options,
+                                 const BoundValues& bound) {
   auto plan = std::make_unique<Plan>();
   plan->backend = std::move(backend);
   plan->graph = model;
   plan->onnx_nodes = model.nodes.size();
   plan->input_shapes = input_shapes;
   Graph& g = plan->graph;
+  for (auto& [name, value] : bound) {
+    auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const TensorDecl& d) { return d.name == name; });
+    if (it == g.inputs.end()) continue;
+    g.inputs.erase(it);
+    g.constants[name] = value.clone();
+    plan->bound_inputs.insert(name);
+    plan->input_shapes.erase(name);
+  }
 
-  InferenceResult inferred = infer_and_fold(g, input_shapes);
+  InferenceResult inferred = infer_and_fold(g, plan->input_shapes);
   plan->folded_nodes = inferred.folded_nodes;
   plan->removed_nodes = g.remove_dead_nodes();
   std::string backend_name = plan->backend->name();

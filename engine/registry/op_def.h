@@ -35,6 +35,8 @@ class InferContext {
   const TensorInfo& input(size_t i) const;
   /// The value of input i when it is known at plan time (initializer or folded), else nullptr.
   const Tensor* constant(size_t i) const { return i < m_constants.size() ? m_constants[i] : nullptr; }
+  /// The value of input i; throws NeedsValue naming the tensor when it is not known at plan time.
+  const Tensor& require_constant(size_t i, const char* what) const;
   /// Constant input i as int64 values (int32/int64 accepted); fails naming the node when not constant.
   std::vector<int64_t> constant_ints(size_t i, const char* what) const;
 

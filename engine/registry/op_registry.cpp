@@ -21,11 +21,16 @@ const TensorInfo& InferContext::input(size_t i) const {
   return *m_inputs[i];
 }
 
-std::vector<int64_t> InferContext::constant_ints(size_t i, const char* what) const {
+const Tensor& InferContext::require_constant(size_t i, const char* what) const {
   const Tensor* t = constant(i);
   if (!t)
-    fail(what, " (input ", i, ", '", m_node.inputs.at(i),
-         "') must be known at plan time; it depends on run-time data, which this engine does not support");
+    throw NeedsValue(m_node.inputs.at(i), concat(m_node.label(), ": ", what, " (input ", i, ", '", m_node.inputs.at(i),
+                                                  "') must be known at plan time, but it is computed at run time"));
+  return *t;
+}
+
+std::vector<int64_t> InferContext::constant_ints(size_t i, const char* what) const {
+  const Tensor* t = &require_constant(i, what);
   std::vector<int64_t> v(t->numel());
   if (t->dtype() == DType::Int64) {
     for (int64_t k = 0; k < t->numel(); ++k) v[k] = t->data_as<int64_t>()[k];

@@ -19,9 +19,7 @@ void infer_range(InferContext& ctx) {
   for (size_t i = 0; i < 3; ++i) {
     ctx.expect(ctx.input(i).dtype == dtype, "start, limit and delta must share one type");
     ctx.expect(numel_range(ctx.input(i).shape, 0, ctx.input(i).shape.size()) == 1, "input ", i, " must be a scalar");
-    v[i] = ctx.constant(i);
-    ctx.expect(v[i] != nullptr, "input ", i, " ('", ctx.node().inputs[i],
-               "') must be known at plan time: the output length depends on it");
+    v[i] = &ctx.require_constant(i, "start, limit and delta (the output length depends on them)");
   }
   int64_t n = dispatch_numeric(dtype, "Range", [&](auto tag) -> int64_t {
     using T = typename decltype(tag)::type;

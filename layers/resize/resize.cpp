@@ -23,8 +23,7 @@ struct ResizeSetup {
 };
 
 std::vector<double> constant_floats(const InferContext& ctx, size_t i, const char* what) {
-  const Tensor* t = ctx.constant(i);
-  if (!t) ctx.fail(what, " (input ", i, ") must be known at plan time");
+  const Tensor* t = &ctx.require_constant(i, what);
   std::vector<double> v(static_cast<size_t>(t->numel()));
   dispatch_float(t->dtype(), what, [&](auto tag) {
     using T = typename decltype(tag)::type;
