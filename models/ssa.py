@@ -5,8 +5,10 @@ LayerNorm over the last dim (64), eps 1e-5, with weight and bias; GELU is the ex
 forward(x [B, 320]) -> (recon [B, 320], latent [B, 32]). 113,152 parameters.
 
 Attention is written with explicit matmuls and softmax (not F.scaled_dot_product_attention) so that both
-ONNX exporters write plain MatMul / Softmax nodes. Shapes use x.shape[0] for the batch, so the legacy
-exporter writes Shape/Gather/Concat chains for them (as the spec's last section describes).
+ONNX exporters write plain MatMul / Softmax nodes. Inside a block the dims are read from the tensor
+(b, s, c = h.shape; head dim c // 4), elsewhere the batch is x.shape[0]: the legacy exporter then writes the
+Shape/Gather/Concat (and Cast, from the floor division) chains and the op types that the spec's last section
+lists; the dynamo exporter folds them all away (123 nodes, as in the spec).
 """
 import math
 
@@ -62,18 +64,19 @@ class Block(nn.Module):
         self.fc2 = nn.Linear(MLP_HIDDEN, WIDTH)
 
     def forward(self, h, cos, sin):
-        b = h.shape[0]
+        b, s, c = h.shape                  # dims read from the tensor (see the module docstring)
+        d = c // HEADS
         a = self.ln1(h)
         # [B, S, 64] -> [B, S, H, 16] -> [B, H, S, 16]; channel = head*16 + j
-        q = self.q(a).view(b, SLICES, HEADS, HEAD_DIM).transpose(1, 2)
-        k = self.k(a).view(b, SLICES, HEADS, HEAD_DIM).transpose(1, 2)
-        v = self.v(a).view(b, SLICES, HEADS, HEAD_DIM).transpose(1, 2)
+        q = self.q(a).view(b, s, HEADS, d).transpose(1, 2)
+        k = self.k(a).view(b, s, HEADS, d).transpose(1, 2)
+        v = self.v(a).view(b, s, HEADS, d).transpose(1, 2)
         q = apply_rope(q, cos, sin)
         k = apply_rope(k, cos, sin)
         att = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(HEAD_DIM)   # [B, H, S, S]
         att = torch.softmax(att, dim=-1)
         y = torch.matmul(att, v)                                           # [B, H, S, 16]
-        y = y.transpose(1, 2).reshape(b, SLICES, WIDTH)                    # head-major channels
+        y = y.transpose(1, 2).reshape(b, s, -1)                            # head-major channels
         h = h + self.proj(y)
         h = h + self.fc2(self.gelu(self.fc1(self.ln2(h))))
         return h

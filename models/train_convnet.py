@@ -26,7 +26,7 @@ from convnet import ConvNet, preprocess, count_parameters
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--epochs", type=int, default=15)
     p.add_argument("--extra-epochs", type=int, default=10,
                    help="epochs at a small learning rate if the target is not reached after --epochs")
     p.add_argument("--batch-size", type=int, default=64)
