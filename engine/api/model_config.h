@@ -31,7 +31,8 @@ struct OutputSpec {
 struct ModelConfig {
   std::string path;                        // the YAML file
   std::string name;
-  std::string onnx;                        // resolved path of the ONNX file
+  std::string onnx;                        // resolved path of the ONNX file (legacy export)
+  std::string onnx_dynamo;                 // resolved path of the dynamo export, if the config names one
   std::string task;                        // "classification" | "autoencoder" | "" (plain)
   int64_t batch_size = 1;
   TensorDecl input;                        // the model's own input (dims: -1 = batch)

@@ -69,6 +69,10 @@ ModelConfig load_model_config(const std::string& path) {
     if (!root["onnx"]) fail_input(path, ": missing 'onnx' (path of the model, relative to the config file)");
     fs::path onnx = root["onnx"].as<std::string>();
     c.onnx = onnx.is_absolute() ? onnx.string() : (fs::path(path).parent_path() / onnx).lexically_normal().string();
+    if (root["onnx_dynamo"]) {
+      fs::path d = root["onnx_dynamo"].as<std::string>();
+      c.onnx_dynamo = d.is_absolute() ? d.string() : (fs::path(path).parent_path() / d).lexically_normal().string();
+    }
     c.task = root["task"] ? root["task"].as<std::string>() : "";
     c.batch_size = root["batch_size"] ? root["batch_size"].as<int64_t>() : 1;
     if (c.batch_size < 1) fail_input(path, ": batch_size must be >= 1");
