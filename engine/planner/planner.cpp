@@ -200,7 +200,7 @@ std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string,
   plan->removed_nodes = g.remove_dead_nodes();
   std::string backend_name = plan->backend->name();
   plan->fusion = apply_fusions(g, inferred.infos, options.disabled_fusions, [&](const Node& fused) {
-    return OpRegistry::get().kernel(fused.domain, fused.op_type, backend_name) != nullptr;
+    return OpRegistry::get().supports(fused, backend_name);
   });
 
   for (auto& decl : g.inputs) plan->input_slots.push_back(add_slot(*plan, decl.name, inferred.infos.at(decl.name)));

@@ -110,6 +110,9 @@ class Kernel {
 /// Builds a kernel for one node, or returns nullptr when this backend cannot run that node as configured.
 using KernelFactory = std::function<std::unique_ptr<Kernel>(const KernelInit&)>;
 using InferFn = std::function<void(InferContext&)>;
+/// Cheap plan-time check whether a backend's kernel can run a node as configured (used before fusing, so an
+/// unsupported fused form leaves the nodes unfused). Absent: every node of the op is accepted.
+using SupportsFn = std::function<bool(const Node&)>;
 
 struct OpDef {
   std::string domain;       // "" = ONNX default domain
@@ -124,7 +127,10 @@ class OpRegistry {
   static OpRegistry& get();
   /// Registers an op; throws Error on a duplicate name.
   void add(OpDef def);
-  void add_kernel(const std::string& domain, const std::string& op, const std::string& backend, KernelFactory factory);
+  void add_kernel(const std::string& domain, const std::string& op, const std::string& backend, KernelFactory factory,
+                  SupportsFn supports = nullptr);
+  /// Whether `backend` has a kernel for the node's op that accepts this node.
+  bool supports(const Node& node, const std::string& backend) const;
   const OpDef* find(const std::string& domain, const std::string& op) const;
   const KernelFactory* kernel(const std::string& domain, const std::string& op, const std::string& backend) const;
   std::vector<std::string> op_names() const;
@@ -132,6 +138,7 @@ class OpRegistry {
  private:
   std::map<std::string, OpDef> m_ops;
   std::map<std::string, std::map<std::string, KernelFactory>> m_kernels;
+  std::map<std::string, std::map<std::string, SupportsFn>> m_supports;
 };
 
 /// Wraps a callable void(KernelContext&) as a Kernel.

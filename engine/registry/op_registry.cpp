@@ -66,11 +66,20 @@ void OpRegistry::add(OpDef def) {
 }
 
 void OpRegistry::add_kernel(const std::string& domain, const std::string& op, const std::string& backend,
-                            KernelFactory factory) {
+                            KernelFactory factory, SupportsFn supports) {
   auto& slot = m_kernels[key_of(domain, op)];
   if (slot.count(backend))
     throw Error(ErrorKind::Usage, "kernel for op '" + key_of(domain, op) + "' on " + backend + " is registered twice");
   slot.emplace(backend, std::move(factory));
+  if (supports) m_supports[key_of(domain, op)][backend] = std::move(supports);
+}
+
+bool OpRegistry::supports(const Node& node, const std::string& backend) const {
+  if (!kernel(node.domain, node.op_type, backend)) return false;
+  auto it = m_supports.find(key_of(node.domain, node.op_type));
+  if (it == m_supports.end()) return true;
+  auto s = it->second.find(backend);
+  return s == it->second.end() || s->second(node);
 }
 
 const OpDef* OpRegistry::find(const std::string& domain, const std::string& op) const {

@@ -43,6 +43,12 @@ bool try_conv(FusionContext& ctx, size_t index) {
     }
   }
   fused.outputs = {y};
+  if (ctx.replace(matched, fused, "conv_relu_pool")) return true;
+  if (matched.size() < 3) return false;
+  // The backend cannot pool in the conv's epilogue: fuse conv + activation only.
+  matched.pop_back();
+  fused.attrs.set_string("pool", "");
+  fused.outputs = {relu.outputs[0]};
   return ctx.replace(matched, std::move(fused), "conv_relu_pool");
 }
 

@@ -1,0 +1,38 @@
+// Helpers for GPU tests: skip cleanly without a usable GPU, run one node on any backend, compare tensors.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/api/engine.h"
+#include "engine/ir/graph.h"
+
+namespace ie::test {
+
+/// True when a CUDA backend can run here; otherwise the reason is printed once.
+bool gpu_available();
+
+/// Runs `node` alone on `backend`. Inputs flagged in `constant` become initializers (weights), the others graph
+/// inputs copied in at run time. Returns the node's outputs as host tensors.
+std::vector<Tensor> run_node_on(const std::string& backend, const Node& node, const std::vector<Tensor>& inputs,
+                                const std::vector<bool>& constant = {}, int64_t opset = 20,
+                                const std::string& precision = "fp32");
+
+/// Float tensor of the given shape with values uniform in [lo, hi), seeded.
+Tensor random_uniform(std::vector<int64_t> shape, unsigned seed, float lo = -1.f, float hi = 1.f);
+
+/// Max |a-b| / (atol + rtol*|b|) over all elements; <= 1 passes. Fails the current test on a shape/dtype mismatch.
+double tolerance_ratio(const Tensor& got, const Tensor& want, double atol, double rtol);
+
+}  // namespace ie::test
+
+/// Skips the rest of the test case when no GPU is usable (the binary then exits with the skip code).
+#define IE_REQUIRE_GPU()                  \
+  do {                                    \
+    if (!::ie::test::gpu_available()) {   \
+      MESSAGE("no usable GPU: skipped");  \
+      return;                             \
+    }                                     \
+  } while (0)
