@@ -79,6 +79,8 @@ class Tensor {
   Tensor clone() const;
   /// Same buffer, another shape with the same element count.
   Tensor reshaped(std::vector<int64_t> shape) const;
+  /// Rows [begin, end) of the first dimension, sharing this tensor's buffer (no copy).
+  Tensor slice_rows(int64_t begin, int64_t end) const;
 
  private:
   DType m_dtype = DType::Undefined;

@@ -90,6 +90,16 @@ Tensor Tensor::clone() const {
   return t;
 }
 
+Tensor Tensor::slice_rows(int64_t begin, int64_t end) const {
+  if (m_shape.empty() || begin < 0 || end < begin || end > m_shape[0])
+    fail_input("cannot take rows [", begin, ", ", end, ") of a tensor of shape ", shape_to_string(m_shape));
+  std::vector<int64_t> shape = m_shape;
+  shape[0] = end - begin;
+  size_t row_bytes = m_shape[0] ? nbytes() / static_cast<size_t>(m_shape[0]) : 0;
+  std::shared_ptr<void> view(m_buffer, static_cast<char*>(m_buffer.get()) + row_bytes * static_cast<size_t>(begin));
+  return Tensor(m_dtype, std::move(shape), std::move(view));
+}
+
 Tensor Tensor::reshaped(std::vector<int64_t> shape) const {
   if (checked_numel(shape) != numel())
     fail_input("cannot reshape ", shape_to_string(m_shape), " to ", shape_to_string(shape));

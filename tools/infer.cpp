@@ -1,0 +1,268 @@
+// infer: runs a model on batches of samples from files and writes the outputs.
+//
+//   infer --config configs/convnet.yaml --input t10k-images-idx3-ubyte.gz --labels t10k-labels-idx1-ubyte.gz \
+//         --output probs.npy
+//   infer --model any.onnx --input x.npy --output DIR          # one .npy per graph output in DIR
+//   infer --model m.onnx --input a=a.npy --input b=b.bin --shape b=4x3 --dtype b=float32 --output DIR --json
+//
+// Exit codes (shared by every tool): 0 ok; 1 a check failed; 2 usage; 3 bad input/model/file; 4 CUDA failure;
+// 6 NaN or Inf in an output.
+#include <filesystem>
+#include <sstream>
+#include <thread>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "engine/api/model_config.h"
+#include "engine/backend/backend.h"
+#include "engine/io/file_names.h"
+#include "engine/io/file_util.h"
+#include "engine/io/tensor_file.h"
+#include "tools/common/batch_runner.h"
+#include "tools/common/cli.h"
+#include "tools/common/metrics.h"
+
+namespace fs = std::filesystem;
+using ie::Error;
+using ie::ErrorKind;
+
+namespace {
+
+struct Args {
+  std::string config, model, form = "legacy", output, labels, target, backend = "auto", precision = "fp32";
+  std::vector<std::string> inputs, shapes, dtypes;
+  int64_t batch_size = 0, top_k = 0;
+  int threads = 0;
+  double min_accuracy = -1;
+  bool json = false, no_fuse = false;
+};
+
+// "name=value" items into a map; a bare value is keyed "" (the model's only input).
+std::map<std::string, std::string> split_named(const std::vector<std::string>& items, const char* flag) {
+  std::map<std::string, std::string> out;
+  for (auto& item : items) {
+    auto eq = item.find('=');
+    std::string key = eq == std::string::npos ? "" : item.substr(0, eq);
+    std::string value = eq == std::string::npos ? item : item.substr(eq + 1);
+    if (out.count(key)) throw Error(ErrorKind::Usage, std::string(flag) + " given twice for '" + key + "'");
+    out[key] = value;
+  }
+  return out;
+}
+
+// Reads every input file and names it after the graph input it feeds.
+std::map<std::string, ie::Tensor> read_inputs(const Args& a, const std::vector<std::string>& graph_inputs) {
+  auto files = split_named(a.inputs, "--input");
+  auto shapes = split_named(a.shapes, "--shape");
+  auto dtypes = split_named(a.dtypes, "--dtype");
+  if (files.empty()) throw Error(ErrorKind::Usage, "--input is required");
+  if (files.count("") && graph_inputs.size() != 1)
+    throw Error(ErrorKind::Usage, "the model has " + std::to_string(graph_inputs.size()) +
+                                      " inputs: name each one with --input NAME=PATH");
+  std::map<std::string, ie::Tensor> out;
+  for (auto& [key, path] : files) {
+    std::string name = key.empty() ? graph_inputs[0] : key;
+    if (std::find(graph_inputs.begin(), graph_inputs.end(), name) == graph_inputs.end())
+      throw Error(ErrorKind::Usage, "--input '" + name + "': the model has no such input");
+    std::optional<std::vector<int64_t>> shape;
+    std::optional<ie::DType> dtype;
+    for (const std::string* k : std::initializer_list<const std::string*>{&key, &name}) {
+      if (shapes.count(*k)) shape = ie::cli::parse_shape(shapes.at(*k), "--shape");
+      if (dtypes.count(*k)) dtype = ie::dtype_from_name(dtypes.at(*k));
+    }
+    out[name] = ie::read_tensor_file(path, shape, dtype);
+  }
+  for (auto& [key, v] : shapes)
+    if (!files.count(key) && !out.count(key)) throw Error(ErrorKind::Usage, "--shape '" + key + "' names no --input");
+  for (auto& [key, v] : dtypes)
+    if (!files.count(key) && !out.count(key)) throw Error(ErrorKind::Usage, "--dtype '" + key + "' names no --input");
+  return out;
+}
+
+// Output paths: a single-output model may write straight to a .npy/.csv path; otherwise `output` is a folder.
+std::vector<std::string> output_paths(const std::string& output, const std::vector<ie::TensorDecl>& outs) {
+  std::string ext = ie::file_extension(output);
+  if (ext == ".npy" || ext == ".csv") {
+    if (outs.size() != 1)
+      throw Error(ErrorKind::Usage, "the model has " + std::to_string(outs.size()) +
+                                        " outputs: --output must be a folder, not a " + ext + " file");
+    return {output};
+  }
+  std::vector<std::string> names;
+  for (auto& o : outs) names.push_back(o.name);
+  std::vector<std::string> paths;
+  for (auto& f : ie::unique_file_names(names)) paths.push_back((fs::path(output) / (f + ".npy")).string());
+  return paths;
+}
+
+void write_top_k(const std::string& path, const ie::Tensor& probs, int64_t k, const std::vector<std::string>& classes) {
+  auto rows = ie::cli::top_k_rows(probs, k);
+  ie::AtomicFileWriter out(path);
+  std::string header = "sample";
+  for (int64_t r = 1; r <= k; ++r) header += ",class_" + std::to_string(r) + ",score_" + std::to_string(r);
+  out.write(header + "\n");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::ostringstream line;
+    line << i;
+    for (auto& [c, score] : rows[i])
+      line << "," << (c < static_cast<int64_t>(classes.size()) ? classes[c] : std::to_string(c)) << ","
+           << std::setprecision(6) << score;
+    out.write(line.str() + "\n");
+  }
+  out.commit();
+}
+
+int run(const Args& a) {
+  if (a.config.empty() == a.model.empty()) throw Error(ErrorKind::Usage, "give exactly one of --config or --model");
+  if (a.form != "legacy" && a.form != "dynamo") throw Error(ErrorKind::Usage, "--form must be legacy or dynamo");
+  if (!a.model.empty() && a.form != "legacy") throw Error(ErrorKind::Usage, "--form applies to --config only");
+  ie::Options opts;
+  opts.backend = a.backend;
+  opts.precision = a.precision;
+  opts.threads = a.threads;
+  opts.fuse = !a.no_fuse;
+  std::string backend = ie::resolve_backend_name(a.backend);
+  if (a.threads > 0 && backend != "cpu")
+    std::cerr << "infer: note: --threads sets CPU worker threads; the " << backend << " backend runs on the GPU\n";
+
+  ie::ModelConfig cfg;
+  std::vector<std::string> graph_inputs;
+  if (!a.config.empty()) {
+    cfg = ie::load_model_config(a.config);
+    if (a.form == "dynamo") {
+      if (cfg.onnx_dynamo.empty()) throw Error(ErrorKind::Usage, a.config + " names no onnx_dynamo file");
+      cfg.onnx = cfg.onnx_dynamo;
+    }
+    graph_inputs = {cfg.input.name};
+    if (!cfg.raw_input.name.empty()) graph_inputs.push_back(cfg.raw_input.name);
+  }
+  int64_t batch_size = a.batch_size > 0 ? a.batch_size : (a.config.empty() ? 0 : cfg.batch_size);
+
+  // Inputs first: with a config, raw data (e.g. uint8 images) selects the pre-processing graph.
+  std::map<std::string, ie::Tensor> inputs;
+  std::unique_ptr<ie::Engine> engine;
+  if (!a.config.empty()) {
+    Args one = a;
+    if (one.inputs.size() == 1 && one.inputs[0].find('=') == std::string::npos) {
+      auto probe = split_named(a.shapes, "--shape");
+      auto dprobe = split_named(a.dtypes, "--dtype");
+      std::optional<std::vector<int64_t>> shape;
+      std::optional<ie::DType> dtype;
+      if (probe.count("")) shape = ie::cli::parse_shape(probe.at(""), "--shape");
+      if (dprobe.count("")) dtype = ie::dtype_from_name(dprobe.at(""));
+      ie::Tensor t = ie::read_tensor_file(a.inputs[0], shape, dtype);
+      bool raw = !cfg.raw_input.name.empty() && t.dtype() == cfg.raw_input.dtype;
+      inputs[raw ? cfg.raw_input.name : cfg.input.name] = t;
+      engine = std::make_unique<ie::Engine>(ie::Engine::load(cfg, opts, raw));
+    } else {
+      throw Error(ErrorKind::Usage, "with --config give one --input file (raw data or the model's input)");
+    }
+  } else {
+    engine = std::make_unique<ie::Engine>(ie::Engine::load(a.model, opts));
+    for (auto& d : engine->inputs()) graph_inputs.push_back(d.name);
+    inputs = read_inputs(a, graph_inputs);
+  }
+  const auto& outs = engine->outputs();
+  std::vector<std::string> paths;
+  if (!a.output.empty()) paths = output_paths(a.output, outs);
+
+  ie::Session session = engine->create_session();
+  int64_t n = inputs.begin()->second.rank() ? inputs.begin()->second.dim(0) : 0;
+  ie::cli::ProgressBar bar("infer", n, true);
+  ie::cli::BatchRun run = ie::cli::run_in_batches(session, inputs, batch_size, &bar);
+
+  for (size_t i = 0; i < run.outputs.size(); ++i)
+    if (int64_t bad = ie::cli::count_non_finite(run.outputs[i]))
+      throw Error(ErrorKind::NonFinite, "output '" + outs[i].name + "' holds " + std::to_string(bad) +
+                                            " NaN or Inf values; nothing was written");
+
+  nlohmann::json report;
+  report["backend"] = engine->backend();
+  report["precision"] = a.precision;
+  report["model"] = a.config.empty() ? a.model : cfg.onnx;
+  report["batch_size"] = batch_size > 0 ? std::min(batch_size, run.samples) : run.samples;
+  report["samples"] = run.samples;
+  report["batches"] = run.batches;
+  report["seconds"] = run.seconds;
+  report["samples_per_s"] = run.seconds > 0 ? run.samples / run.seconds : 0.0;
+
+  std::cout << "model: " << report["model"].get<std::string>() << "\n";
+  std::cout << "backend: " << engine->backend() << (engine->backend() == "cpu" ? " (threads " + std::to_string(a.threads > 0 ? a.threads : static_cast<int>(std::thread::hardware_concurrency())) + ")" : "")
+            << ", precision " << a.precision << "\n";
+  std::cout << "samples: " << run.samples << " in " << run.batches << " batch" << (run.batches > 1 ? "es" : "")
+            << " of up to " << report["batch_size"].get<int64_t>() << "\n";
+  std::cout << std::fixed << std::setprecision(1) << "throughput: " << report["samples_per_s"].get<double>()
+            << " samples/s (" << std::setprecision(3) << run.seconds << " s)\n";
+
+  int code = 0;
+  if (!a.labels.empty()) {
+    ie::Tensor labels = ie::read_tensor_file(a.labels);
+    auto truth = ie::cli::labels_as_int64(labels, run.samples, a.labels);
+    double acc = ie::cli::accuracy(ie::cli::argmax_rows(run.outputs[0]), truth);
+    report["accuracy"] = acc;
+    std::cout << std::setprecision(4) << "accuracy: " << acc << "\n";
+    if (a.min_accuracy >= 0 && acc < a.min_accuracy) {
+      std::cerr << "infer: accuracy " << acc << " is below --min-accuracy " << a.min_accuracy << "\n";
+      code = 1;
+    }
+  } else if (a.min_accuracy >= 0) {
+    throw Error(ErrorKind::Usage, "--min-accuracy needs --labels");
+  }
+  if (!a.target.empty()) {
+    ie::Tensor target = ie::read_tensor_file(a.target);
+    double mse = ie::cli::mean_squared_error(run.outputs[0], target, "--target " + a.target);
+    report["mse"] = mse;
+    std::cout << std::scientific << std::setprecision(4) << "mse: " << mse << std::fixed << "\n";
+  }
+
+  nlohmann::json files = nlohmann::json::array();
+  if (!paths.empty()) {
+    if (ie::file_extension(a.output) != ".npy" && ie::file_extension(a.output) != ".csv") fs::create_directories(a.output);
+    for (size_t i = 0; i < run.outputs.size(); ++i) {
+      ie::write_tensor_file(paths[i], run.outputs[i]);
+      std::cout << "wrote " << outs[i].name << " " << ie::shape_to_string(run.outputs[i].shape()) << " -> " << paths[i] << "\n";
+    }
+  }
+  for (size_t i = 0; i < run.outputs.size(); ++i)
+    files.push_back({{"name", outs[i].name}, {"file", paths.empty() ? nullptr : nlohmann::json(paths[i])},
+                     {"shape", run.outputs[i].shape()}});
+  report["outputs"] = files;
+  if (a.top_k > 0) {
+    if (a.output.empty()) throw Error(ErrorKind::Usage, "--top-k needs --output (the top-k CSV goes beside it)");
+    fs::path base(a.output);
+    std::string path = (ie::file_extension(a.output).empty() ? base / "top_k.csv"
+                                                             : base.parent_path() / (base.stem().string() + "_top_k.csv")).string();
+    write_top_k(path, run.outputs[0], a.top_k, cfg.class_names);
+    report["top_k_file"] = path;
+    std::cout << "wrote top-" << a.top_k << " classes -> " << path << "\n";
+  }
+  if (a.json) std::cout << report.dump() << std::endl;
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Run a model on batches of samples from files"};
+  Args a;
+  app.add_option("--config", a.config, "model config (YAML): model, pre-processing, class names");
+  app.add_option("--model", a.model, "any ONNX model");
+  app.add_option("--form", a.form, "with --config: which export to run, legacy or dynamo");
+  app.add_option("--input,-i", a.inputs, "input file (.npy, IDX(.gz), raw); NAME=PATH for multi-input models")->required();
+  app.add_option("--shape", a.shapes, "shape of a raw input: 2x3x4 or NAME=2x3x4");
+  app.add_option("--dtype", a.dtypes, "dtype of a raw input: float32 or NAME=float32");
+  app.add_option("--output,-o", a.output, "output .npy/.csv (single-output models) or folder");
+  app.add_option("--labels", a.labels, "labels file: print accuracy of the first output's argmax");
+  app.add_option("--min-accuracy", a.min_accuracy, "exit 1 when accuracy is below this")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--target", a.target, "target file: print the MSE of the first output against it");
+  app.add_option("--top-k", a.top_k, "write the k best classes per sample as CSV beside the output")->check(CLI::PositiveNumber);
+  app.add_option("--backend", a.backend, "cpu | cuda | cuda-reference | auto")->check(CLI::IsMember({"cpu", "cuda", "cuda-reference", "auto"}));
+  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16")->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
+  app.add_option("--batch-size,-b", a.batch_size, "samples per batch (default: the config's, else all)")->check(CLI::PositiveNumber);
+  app.add_option("--threads", a.threads, "CPU worker threads (0: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-fuse", a.no_fuse, "run without fusion rules");
+  app.add_flag("--json", a.json, "print a JSON report as the last line of stdout");
+  IE_CLI_PARSE(app, argc, argv);
+  return ie::cli::guarded_main("infer", [&] { return run(a); });
+}
