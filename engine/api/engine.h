@@ -119,6 +119,27 @@ struct StepEvent {
 };
 using StepObserver = std::function<void(const StepEvent&)>;
 
+/// Per-step timing of a session (Session::profile): median of many runs after warm-up.
+struct StepProfile {
+  size_t index = 0;
+  std::string name;                              // step (node) name
+  std::string op;                                // op type, fused ops with their activation/pool
+  std::vector<std::string> covers;               // ONNX nodes the step replaced
+  std::vector<std::vector<int64_t>> input_shapes;
+  std::vector<std::vector<int64_t>> output_shapes;
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  double flops = 0;                              // arithmetic of one run of the step (cost model)
+  double bytes = 0;                              // fewest bytes it must move (inputs read once, outputs written once)
+};
+
+struct ProfileReport {
+  std::string backend;
+  std::string device;                            // GPU or CPU name
+  int iterations = 0;
+  double total_ms = 0;                           // sum of the step medians
+  std::vector<StepProfile> steps;
+};
+
 class Session;
 struct ModelConfig;
 class Graph;
@@ -160,6 +181,9 @@ class Session {
   void set_observer(StepObserver observer);
   /// Copy of an intermediate tensor of the current run; valid inside the observer only.
   Tensor peek(const std::string& tensor_name) const;
+  /// Times every step separately (CUDA events on GPU backends, a steady clock on the CPU): `warmup` untimed runs,
+  /// then `iterations` timed runs; each step's median, min and max. Timing never changes the plan.
+  ProfileReport profile(const std::map<std::string, Tensor>& inputs, int warmup = 5, int iterations = 20);
 
   struct Impl;
   explicit Session(std::shared_ptr<Impl> impl) : m_impl(std::move(impl)) {}
