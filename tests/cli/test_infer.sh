@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# CLI tests of `infer`: every flag, every error path, exit codes, and no partial output file on failure.
+# Usage: test_infer.sh BUILD_DIR SOURCE_DIR
+set -uo pipefail
+bin=$1/bin/infer
+src=$2
+data=$src/tests/data/cli
+ref=$src/weights/reference
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# expect CODE NEEDLE -- command...: the exit code must be CODE and stdout+stderr must contain NEEDLE.
+expect() {
+  local code=$1 needle=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [[ $rc != "$code" ]] || [[ "$out" != *"$needle"* ]]; then
+    echo "FAIL: expected exit $code and '$needle' from: $*"
+    echo "  got exit $rc: $(echo "$out" | tail -3)"
+    failures=$((failures + 1))
+  else
+    echo "ok: exit $code '$needle'"
+  fi
+}
+
+# json_get FILE KEY: value of a top-level key of the JSON object on the last line of FILE.
+json_get() { tail -1 "$1" | python3 -c "import json,sys; v=json.load(sys.stdin)$2; print(v)"; }
+
+check() {
+  if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; failures=$((failures + 1)); fi
+}
+
+cd "$src"
+# --- successful runs and every flag -------------------------------------------------------------
+expect 0 "accuracy: 1.0000" -- "$bin" --config configs/convnet.yaml --input "$ref/convnet_input_raw.npy" \
+  --labels "$ref/convnet_labels.npy" --output "$work/probs.npy" --backend cpu --threads 1 --json
+"$bin" --config configs/convnet.yaml --input "$ref/convnet_input_raw.npy" --labels "$ref/convnet_labels.npy" \
+  --output "$work/probs.npy" --backend cpu --json > "$work/run.json"
+check '[[ $(json_get "$work/run.json" "[\"backend\"]") == cpu ]]' "json: backend"
+check '[[ $(json_get "$work/run.json" "[\"samples\"]") == 7 ]]' "json: samples"
+check '[[ $(json_get "$work/run.json" "[\"outputs\"][0][\"name\"]") == probs ]]' "json: outputs name"
+check '[[ $(json_get "$work/run.json" "[\"outputs\"][0][\"shape\"]") == "[7, 10]" ]]' "json: outputs shape"
+check '[[ -n $(json_get "$work/run.json" "[\"samples_per_s\"]") && -n $(json_get "$work/run.json" "[\"seconds\"]") ]]' "json: timing"
+check '[[ $(json_get "$work/run.json" "[\"batch_size\"]") == 7 ]]' "json: batch_size"
+check '[[ -f "$work/probs.npy" ]]' "probs.npy written"
+
+# the same images from an IDX file and from a raw file with --shape/--dtype, in batches of 3
+expect 0 "samples: 7 in 3 batches" -- "$bin" --config configs/convnet.yaml --input "$data/images7-idx3-ubyte" \
+  --batch-size 3 --output "$work/probs_batched.npy"
+expect 0 "samples: 7 in 1 batch" -- "$bin" --config configs/convnet.yaml --input "$data/images7-idx3-ubyte" \
+  --output "$work/probs_idx.npy"
+expect 0 "samples: 7" -- "$bin" --config configs/convnet.yaml --input "$data/convnet_raw_7x28x28.u8" \
+  --shape 7x28x28 --dtype uint8 --output "$work/probs_raw.npy"
+check 'cmp -s "$work/probs_idx.npy" "$work/probs_raw.npy"' "IDX and raw inputs give identical outputs"
+
+# the dynamo export, --no-fuse, --top-k with class names, CSV output
+expect 0 "accuracy" -- "$bin" --config configs/convnet.yaml --form dynamo --input "$ref/convnet_input_raw.npy" \
+  --labels "$ref/convnet_labels.npy" --no-fuse --top-k 3 --output "$work/dyn.csv"
+check 'head -1 "$work/dyn_top_k.csv" | grep -q "class_1,score_1,class_2"' "top-k CSV header"
+check 'grep -q "Ankle boot\|Trouser\|Pullover\|Shirt\|Sneaker\|Coat\|Sandal\|Bag\|Dress\|T-shirt/top" "$work/dyn_top_k.csv"' "top-k CSV has class names"
+check '[[ $(wc -l < "$work/dyn.csv") == 8 ]]' "CSV output has a header and 7 rows"
+
+# --model with several outputs into a folder; --target prints the MSE
+"$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --target "$ref/ssa_input.npy" --output "$work/ssa_out" --json > "$work/ssa.json"
+check '[[ -f "$work/ssa_out/recon.npy" && -f "$work/ssa_out/latent.npy" ]]' "one .npy per output in the folder"
+check '[[ -n $(json_get "$work/ssa.json" "[\"mse\"]") ]]' "json: mse with --target"
+check '[[ $(json_get "$work/ssa.json" "[\"outputs\"][1][\"name\"]") == latent ]]' "json: outputs in graph order"
+expect 0 "samples: 7" -- "$bin" --model weights/ssa.onnx --input "x=$ref/ssa_input.npy" --output "$work/ssa_named"
+
+# a check that fails: accuracy below --min-accuracy -> exit 1
+expect 1 "below --min-accuracy" -- "$bin" --config configs/convnet.yaml --input "$ref/convnet_input_raw.npy" \
+  --labels "$data/convnet_wrong_labels.npy" --min-accuracy 0.5
+
+# --- usage errors: exit 2 -----------------------------------------------------------------------
+expect 2 "exactly one of --config or --model" -- "$bin" --config configs/convnet.yaml --model weights/ssa.onnx --input "$ref/ssa_input.npy"
+expect 2 "--input is required" -- "$bin" --model weights/ssa.onnx
+expect 2 "must be a folder" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --output "$work/two.npy"
+expect 2 "The following argument was not expected" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --frobnicate
+expect 2 "needs both" -- "$bin" --model weights/ssa.onnx --input "$data/convnet_raw_7x28x28.u8"
+expect 2 "no such input" -- "$bin" --model weights/ssa.onnx --input "y=$ref/ssa_input.npy"
+expect 2 "backend" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --backend tpu
+expect 2 "--min-accuracy needs --labels" -- "$bin" --model weights/convnet.onnx --input "$ref/convnet_input.npy" --min-accuracy 0.5
+
+# --- bad input: exit 3, and no output file left behind ------------------------------------------
+expect 3 "missing.npy: cannot open" -- "$bin" --model weights/ssa.onnx --input "$work/missing.npy" --output "$work/e1"
+expect 3 "missing.onnx" -- "$bin" --model "$work/missing.onnx" --input "$ref/ssa_input.npy"
+expect 3 "expected dtype float32, got float64" -- "$bin" --model weights/ssa.onnx --input "$data/ssa_input_float64.npy" --output "$work/e2"
+expect 3 "dimension 1 must be 320, got 10" -- "$bin" --model weights/ssa.onnx --input "$ref/convnet_probs_fp32.npy" --output "$work/e3"
+expect 3 "expected rank 2" -- "$bin" --model weights/ssa.onnx --input "$ref/convnet_input.npy" --output "$work/e4"
+expect 3 "expected dtype float32, got uint8" -- "$bin" --model weights/ssa.onnx --input "$data/convnet_raw_7x28x28.u8" \
+  --shape 7x784 --dtype uint8 --output "$work/e7"
+expect 3 "truncated" -- "$bin" --model weights/ssa.onnx --input "$data/ssa_input_truncated.npy" --output "$work/e5"
+expect 3 "truncated" -- "$bin" --config configs/convnet.yaml --input "$data/images7_truncated-idx3-ubyte" --output "$work/e6"
+expect 3 "labels" -- "$bin" --config configs/convnet.yaml --input "$ref/convnet_input_raw.npy" --labels "$data/labels_truncated.idx1-ubyte.gz"
+expect 3 "bytes" -- "$bin" --config configs/convnet.yaml --input "$data/convnet_raw_7x28x28.u8" --shape 8x28x28 --dtype uint8
+check '[[ ! -e "$work/e1" && ! -e "$work/e2" && ! -e "$work/e3" && ! -e "$work/e4" && ! -e "$work/e5" && ! -e "$work/e6" && ! -e "$work/e7" ]]' "no output left behind after errors"
+
+# --- NaN in an output: exit 6, nothing written ---------------------------------------------------
+expect 6 "NaN or Inf" -- "$bin" --model weights/ssa.onnx --input "$data/ssa_nan_input.npy" --output "$work/nan_out"
+check '[[ ! -e "$work/nan_out" ]]' "no output written when the result holds NaN"
+
+# --- a CUDA backend on a machine without a usable GPU: exit 4 (skipped where a GPU exists) --------
+if ! command -v nvidia-smi > /dev/null || ! nvidia-smi > /dev/null 2>&1; then
+  expect 4 "cannot run here" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --backend cuda-reference
+fi
+
+echo "infer CLI tests: $failures failed"
+[[ $failures == 0 ]]
