@@ -534,10 +534,23 @@ Graph all_rules_graph() {
   return b.output("y").build();
 }
 
+// Sets an environment variable for one scope, restoring its previous state afterwards.
 struct EnvVar {
-  EnvVar(const char* name, const char* value) : m_name(name) { setenv(name, value, 1); }
-  ~EnvVar() { unsetenv(m_name); }
+  EnvVar(const char* name, const char* value) : m_name(name) {
+    const char* old = std::getenv(name);
+    m_had = old != nullptr;
+    if (old) m_old = old;
+    setenv(name, value, 1);
+  }
+  ~EnvVar() {
+    if (m_had)
+      setenv(m_name, m_old.c_str(), 1);
+    else
+      unsetenv(m_name);
+  }
   const char* m_name;
+  bool m_had = false;
+  std::string m_old;
 };
 
 }  // namespace
