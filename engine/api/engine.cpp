@@ -148,6 +148,8 @@ std::vector<Tensor> Session::run_ordered(const std::map<std::string, Tensor>& in
     if (t.empty()) fail_input("input '", name, "' has no data");
     shapes[name] = t.shape();
   }
+  // Unknown names first: a misspelt input should be reported by the name the caller used.
+  check_input_names(s.engine->graph.inputs, {}, inputs);
   for (auto& d : s.engine->graph.inputs) {
     auto in = inputs.find(d.name);
     if (in == inputs.end()) fail_input("input '", d.name, "' was not given");

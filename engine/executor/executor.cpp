@@ -4,11 +4,22 @@
 
 namespace ie {
 
+void check_input_names(const std::vector<TensorDecl>& declared, const std::set<std::string>& also_allowed,
+                       const std::map<std::string, Tensor>& inputs) {
+  for (auto& [name, t] : inputs) {
+    bool known = also_allowed.count(name) != 0;
+    for (auto& d : declared) known |= d.name == name;
+    if (known) continue;
+    std::string names;
+    for (auto& d : declared) names += (names.empty() ? "'" : ", '") + d.name + "'";
+    fail_input("'", name, "' is not an input of the model (inputs: ", names, ")");
+  }
+}
+
 void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs) {
-  std::set<std::string> expected;
+  check_input_names(plan.graph.inputs, plan.bound_inputs, inputs);
   for (size_t i = 0; i < plan.graph.inputs.size(); ++i) {
     const TensorDecl& decl = plan.graph.inputs[i];
-    expected.insert(decl.name);
     auto it = inputs.find(decl.name);
     if (it == inputs.end()) fail_input("input '", decl.name, "' was not given");
     const Tensor& t = it->second;
@@ -20,12 +31,6 @@ void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs) {
                  shape_to_string(t.shape()));
     plan.backend->copy_in(plan.slot_data(plan.input_slots[i]), t.data(), t.nbytes());
   }
-  for (auto& [name, t] : inputs)
-    if (!expected.count(name) && !plan.bound_inputs.count(name)) {
-      std::string names;
-      for (auto& e : expected) names += (names.empty() ? "" : ", ") + e;
-      fail_input("'", name, "' is not an input of the model (inputs: ", names, ")");
-    }
 }
 
 void run_steps(Plan& plan, const StepObserver& observer) {

@@ -2,11 +2,17 @@
 #pragma once
 
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "engine/executor/plan.h"
 
 namespace ie {
 
+/// Fails naming the first of `inputs` that is neither declared nor in `also_allowed`, listing the declared inputs.
+void check_input_names(const std::vector<TensorDecl>& declared, const std::set<std::string>& also_allowed,
+                       const std::map<std::string, Tensor>& inputs);
 /// Copies the named inputs into the plan's arena after checking names, dtypes and shapes.
 void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs);
 /// Runs every step in order; `observer` (may be empty) is called after each.

@@ -7,6 +7,28 @@ namespace ie {
 namespace {
 // Folding a node whose result is this large would bloat the plan; leave it to run time.
 constexpr int64_t kMaxFoldElements = int64_t(1) << 24;
+
+// Op inference names the node and its op; add the input tensors so the message also names the tensors involved.
+InferContext infer_naming_inputs(const Node& node, const std::vector<TensorInfo>& infos,
+                                 const std::vector<const Tensor*>& constants, int64_t opset) {
+  auto with_inputs = [&](const char* message) {
+    std::string list;
+    for (size_t i = 0; i < node.inputs.size() && i < infos.size(); ++i)
+      if (!node.inputs[i].empty())
+        list += concat(list.empty() ? "'" : ", '", node.inputs[i], "' ", dtype_name(infos[i].dtype),
+                       shape_to_string(infos[i].shape));
+    return std::string(message) + " (inputs: " + list + ")";
+  };
+  try {
+    return infer_node(node, infos, constants, opset);
+  } catch (const NeedsValue&) {
+    throw;  // already names the tensor; the session catches this type to bind shape-tensor inputs
+  } catch (const Unsupported& e) {
+    throw Unsupported(with_inputs(e.what()));
+  } catch (const Error& e) {
+    throw Error(e.kind(), with_inputs(e.what()));
+  }
+}
 }  // namespace
 
 void check_input_shape(const TensorDecl& decl, const Shape& shape) {
@@ -51,7 +73,7 @@ InferenceResult infer_and_fold(Graph& g, const std::map<std::string, Shape>& inp
       constants.push_back(c == g.constants.end() ? nullptr : &c->second);
       all_constant &= c != g.constants.end();
     }
-    InferContext ctx = infer_node(node, infos, constants, g.opset);
+    InferContext ctx = infer_naming_inputs(node, infos, constants, g.opset);
     bool known = true;
     int64_t out_elems = 0;
     for (size_t i = 0; i < node.outputs.size(); ++i) {

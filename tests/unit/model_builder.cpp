@@ -110,6 +110,23 @@ void add_ints_attr(onnx::NodeProto& n, const std::string& name, std::vector<int6
   for (auto x : v) a->add_ints(x);
 }
 
+void add_floats_attr(onnx::NodeProto& n, const std::string& name, std::vector<float> v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOATS);
+  for (auto x : v) a->add_floats(x);
+}
+
+void add_tensor_attr(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> dims, std::vector<float> v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::TENSOR);
+  auto* t = a->mutable_t();
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) t->add_dims(d);
+  t->set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)));
+}
+
 std::filesystem::path temp_dir(const std::string& tag) {
   static int counter = 0;
   auto dir = std::filesystem::temp_directory_path() /

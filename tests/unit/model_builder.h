@@ -36,6 +36,9 @@ class ModelBuilder {
 void add_int_attr(onnx::NodeProto& n, const std::string& name, int64_t v);
 void add_float_attr(onnx::NodeProto& n, const std::string& name, float v);
 void add_ints_attr(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> v);
+void add_floats_attr(onnx::NodeProto& n, const std::string& name, std::vector<float> v);
+/// A TENSOR attribute holding a float tensor (raw_data).
+void add_tensor_attr(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> dims, std::vector<float> v);
 
 /// A fresh empty folder under the system temp dir.
 std::filesystem::path temp_dir(const std::string& tag);
