@@ -4,35 +4,23 @@
 #include "engine/core/dtype.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/conv_core.h"
+#include "layers/fused_conv/fused_conv_setup.h"
 
 namespace ie {
 namespace {
-
-ConvSetup setup_of(const Node& node, const TensorInfo& x, const TensorInfo& w, const TensorInfo* b) {
-  ConvSetup s = resolve_conv(node.attrs, x.shape, w.shape, b ? &b->shape : nullptr, node.label());
-  s.activation = parse_activation(node.attrs.get_string("activation", ""), node.label());
-  const std::string pool = node.attrs.get_string("pool", "");
-  if (pool == "MaxPool") {
-    s.pool = true;
-    s.pool_window = resolve_window(node.attrs, "pool_", s.conv.out_shape(), {}, true, node.label());
-  } else if (!pool.empty()) {
-    fail_input(node.label(), ": pool '", pool, "' is not supported (expected \"\" or MaxPool)");
-  }
-  return s;
-}
 
 void infer_fused_conv(InferContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   const TensorInfo& w = ctx.input(1);
   ctx.expect(is_float(x.dtype), "X must be a float tensor, got ", dtype_name(x.dtype));
   ctx.expect(w.dtype == x.dtype, "W is ", dtype_name(w.dtype), " but X is ", dtype_name(x.dtype));
-  ConvSetup s = setup_of(ctx.node(), x, w, ctx.has_input(2) ? &ctx.input(2) : nullptr);
+  ConvSetup s = resolve_fused_conv(ctx.node(), x, w, ctx.has_input(2) ? &ctx.input(2) : nullptr);
   ctx.set_output(0, x.dtype, s.output_shape());
 }
 
 std::unique_ptr<Kernel> make_fused_conv_cpu(const KernelInit& init) {
   const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
-  ConvSetup s = setup_of(init.node, init.inputs[0], init.inputs[1], has_bias ? &init.inputs[2] : nullptr);
+  ConvSetup s = resolve_fused_conv(init.node, init.inputs[0], init.inputs[1], has_bias ? &init.inputs[2] : nullptr);
   return make_conv_kernel(init, s);
 }
 

@@ -4,36 +4,10 @@
 #include "layers/common/activation.h"
 #include "layers/common/compute_type.h"
 #include "layers/common/gemm.h"
+#include "layers/linear/linear_setup.h"
 
 namespace ie {
 namespace {
-
-struct LinearSetup {
-  bool trans_w = true;
-  Activation activation = Activation::None;
-  int64_t rows = 0, k = 0, n = 0;
-  Shape out;
-};
-
-LinearSetup resolve_linear(const Node& node, const Shape& a, const Shape& w, const Shape* bias) {
-  LinearSetup s;
-  s.trans_w = node.attrs.get_int("trans_w", 1) != 0;
-  s.activation = parse_activation(node.attrs.get_string("activation", ""), node.label());
-  if (a.empty()) fail_input(node.label(), ": A must have rank >= 1");
-  if (w.size() != 2) fail_input(node.label(), ": W must be a matrix, got ", shape_to_string(w));
-  s.k = a.back();
-  s.n = s.trans_w ? w[0] : w[1];
-  const int64_t wk = s.trans_w ? w[1] : w[0];
-  if (wk != s.k)
-    fail_input(node.label(), ": A ", shape_to_string(a), " has K = ", s.k, " but W ", shape_to_string(w),
-               " (trans_w = ", s.trans_w, ") has K = ", wk);
-  if (bias && numel_range(*bias, 0, bias->size()) != s.n)
-    fail_input(node.label(), ": bias ", shape_to_string(*bias), " must hold N = ", s.n, " values");
-  s.rows = numel_range(a, 0, a.size() - 1);
-  s.out = a;
-  s.out.back() = s.n;
-  return s;
-}
 
 void infer_linear(InferContext& ctx) {
   const TensorInfo& a = ctx.input(0);

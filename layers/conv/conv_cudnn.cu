@@ -1,0 +1,191 @@
+// Conv (and ie.FusedConv with Relu) through cuDNN. Everything is decided at plan time: descriptors, the
+// algorithm (cudnnFind, timed once per shape and cached process-wide), the math type (FMA only for fp32, TF32
+// tensor ops for "tf32") and the workspace. run() only launches: an optional explicit-padding kernel (cuDNN pads
+// symmetrically, so asymmetric or SAME pads go through it), then one cuDNN call.
+// Bias + Relu use cudnnConvolutionBiasActivationForward (any algorithm); a plain bias uses the same call with the
+// identity activation when the fastest algorithm is IMPLICIT_PRECOMP_GEMM (the only one cuDNN fuses identity
+// with), else cudnnConvolutionForward followed by cudnnAddTensor.
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "engine/backend/cuda/cuda_state.h"
+#include "layers/common/cuda_pad.h"
+#include "layers/common/cudnn_desc.h"
+#include "layers/conv/conv_cudnn.h"
+
+namespace ie {
+namespace {
+
+using cuda::ActivationDesc;
+using cuda::ConvDesc;
+using cuda::FilterDesc;
+using cuda::TensorDesc;
+
+constexpr size_t kMaxAlgoWorkspace = size_t(256) << 20;
+constexpr size_t kAlign = 256;
+
+size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+struct AlgoChoice {
+  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  cudnnMathType_t math = CUDNN_FMA_MATH;
+  size_t workspace = 0;
+};
+
+// Benchmarks every algorithm once per distinct problem; later kernels of the same shape reuse the answer.
+AlgoChoice find_algo(const std::string& key, cudnnHandle_t handle, const TensorDesc& x, const FilterDesc& w,
+                     const ConvDesc& conv, const TensorDesc& y, bool tf32, const std::string& where) {
+  static std::mutex mutex;
+  static std::map<std::string, AlgoChoice> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0;
+  IE_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(handle, x.get(), w.get(), conv.get(), y.get(),
+                                                     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+  // Results come sorted by time; take the fastest that succeeded, fits the workspace cap and, in fp32, does
+  // not round through TF32.
+  for (int i = 0; i < returned; ++i) {
+    const auto& p = perf[i];
+    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > kMaxAlgoWorkspace) continue;
+    if (!tf32 && p.mathType != CUDNN_FMA_MATH && p.mathType != CUDNN_DEFAULT_MATH) continue;
+    AlgoChoice c{p.algo, p.mathType, p.memory};
+    cache[key] = c;
+    return c;
+  }
+  fail(ErrorKind::Device, where, ": cuDNN found no usable convolution algorithm for this shape");
+}
+
+class CudnnConvKernel : public Kernel {
+ public:
+  CudnnConvKernel(const KernelInit& init, const ConvSetup& s) : m_relu(s.activation == Activation::Relu) {
+    cuda::CudaState& st = cuda::state_of(init.backend_state);
+    m_handle = st.cudnn;
+    m_has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+    const Window& g = s.conv;  // 2-D problems use dims 1 and 2 of the promoted window (dim 0 is a unit dim)
+    int64_t in_h = g.in[1], in_w = g.in[2];
+    int64_t pad[2] = {g.pad_begin[1], g.pad_begin[2]};
+    // cuDNN pads both sides equally: when that does not give ONNX's output size, pad explicitly instead.
+    bool symmetric_ok = true;
+    int64_t padded[2] = {in_h, in_w}, end_pad[2] = {0, 0};
+    for (int d = 0; d < 2; ++d) {
+      const int64_t in = g.in[1 + d], k = g.kernel[1 + d], st_ = g.stride[1 + d], dil = g.dilation[1 + d];
+      const int64_t eff = (k - 1) * dil + 1, pb = g.pad_begin[1 + d], out = g.out[1 + d];
+      if ((in + 2 * pb - eff) / st_ + 1 != out || in + 2 * pb < eff) symmetric_ok = false;
+      end_pad[d] = std::max<int64_t>(0, (out - 1) * st_ + eff - in - pb);
+      padded[d] = in + pb + end_pad[d];
+    }
+    if (!symmetric_ok) {
+      m_pad = true;
+      m_pad_geo = cuda::PadPlanes{s.batch * s.in_channels, in_h, in_w, padded[0], padded[1], pad[0], pad[1]};
+      in_h = padded[0], in_w = padded[1];
+      pad[0] = pad[1] = 0;
+    }
+    if (!cuda::fits_int({s.batch * s.in_channels * in_h * in_w, s.batch * s.out_channels * g.out_volume()}))
+      init.fail("tensor too large for cuDNN's 32-bit sizes");
+    m_x = cuda::nchw_desc(s.batch, s.in_channels, in_h, in_w);
+    m_y = cuda::nchw_desc(s.batch, s.out_channels, g.out[1], g.out[2]);
+    IE_CUDA_CHECK(cudnnSetFilter4dDescriptor(m_w.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                             static_cast<int>(s.out_channels),
+                                             static_cast<int>(s.in_channels / s.group), static_cast<int>(g.kernel[1]),
+                                             static_cast<int>(g.kernel[2])));
+    IE_CUDA_CHECK(cudnnSetConvolution2dDescriptor(
+        m_conv.get(), static_cast<int>(pad[0]), static_cast<int>(pad[1]), static_cast<int>(g.stride[1]),
+        static_cast<int>(g.stride[2]), static_cast<int>(g.dilation[1]), static_cast<int>(g.dilation[2]),
+        CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    IE_CUDA_CHECK(cudnnSetConvolutionGroupCount(m_conv.get(), static_cast<int>(s.group)));
+    IE_CUDA_CHECK(cudnnSetConvolutionMathType(m_conv.get(), st.tf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+    int dims[4];
+    IE_CUDA_CHECK(cudnnGetConvolution2dForwardOutputDim(m_conv.get(), m_x.get(), m_w.get(), dims, dims + 1,
+                                                        dims + 2, dims + 3));
+    if (dims[2] != g.out[1] || dims[3] != g.out[2])
+      init.fail("cuDNN's conv output ", dims[2], "x", dims[3], " differs from the inferred ", g.out[1], "x",
+                g.out[2]);
+
+    std::ostringstream key;
+    key << st.device << '/' << st.precision << '/' << s.batch << ',' << s.in_channels << ',' << in_h << ',' << in_w
+        << '/' << s.out_channels << ',' << g.kernel[1] << ',' << g.kernel[2] << '/' << pad[0] << ',' << pad[1] << '/'
+        << g.stride[1] << ',' << g.stride[2] << '/' << g.dilation[1] << ',' << g.dilation[2] << '/' << s.group;
+    AlgoChoice c = find_algo(key.str(), m_handle, m_x, m_w, m_conv, m_y, st.tf32(), init.node.label());
+    m_algo = c.algo;
+    IE_CUDA_CHECK(cudnnSetConvolutionMathType(m_conv.get(), c.math));
+    size_t ws = 0;
+    IE_CUDA_CHECK(
+        cudnnGetConvolutionForwardWorkspaceSize(m_handle, m_x.get(), m_w.get(), m_conv.get(), m_y.get(), m_algo, &ws));
+    m_algo_workspace = std::max(ws, c.workspace);
+
+    m_fused = m_has_bias && (m_relu || m_algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
+    if (m_has_bias) m_bias = cuda::nchw_desc(1, s.out_channels, 1, 1);
+    if (m_relu || m_fused)
+      IE_CUDA_CHECK(cudnnSetActivationDescriptor(m_act.get(), m_relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY,
+                                                 CUDNN_NOT_PROPAGATE_NAN, 0.0));
+  }
+
+  size_t workspace_bytes() const override {
+    return align_up(m_algo_workspace) + (m_pad ? static_cast<size_t>(m_pad_geo.out_elems()) * sizeof(float) : 0);
+  }
+
+  void run(KernelContext& ctx) override {
+    const float one = 1.f, zero = 0.f;
+    const void* x = ctx.inputs[0].data;
+    const void* w = ctx.inputs[1].data;
+    void* y = ctx.outputs[0].data;
+    char* ws = static_cast<char*>(ctx.workspace);
+    if (m_pad) {
+      float* padded = reinterpret_cast<float*>(ws + align_up(m_algo_workspace));
+      cuda::pad_planes(static_cast<const float*>(x), padded, m_pad_geo, 0.f, ctx.stream);
+      x = padded;
+    }
+    void* algo_ws = m_algo_workspace ? ws : nullptr;
+    if (m_fused) {
+      // z = y with alpha2 = 0: cuDNN reads no residual.
+      IE_CUDA_CHECK(cudnnConvolutionBiasActivationForward(
+          m_handle, &one, m_x.get(), x, m_w.get(), w, m_conv.get(), m_algo, algo_ws, m_algo_workspace, &zero,
+          m_y.get(), y, m_bias.get(), ctx.inputs[2].data, m_act.get(), m_y.get(), y));
+      return;
+    }
+    IE_CUDA_CHECK(cudnnConvolutionForward(m_handle, &one, m_x.get(), x, m_w.get(), w, m_conv.get(), m_algo, algo_ws,
+                                          m_algo_workspace, &zero, m_y.get(), y));
+    if (m_has_bias)
+      IE_CUDA_CHECK(cudnnAddTensor(m_handle, &one, m_bias.get(), ctx.inputs[2].data, &one, m_y.get(), y));
+    if (m_relu) IE_CUDA_CHECK(cudnnActivationForward(m_handle, m_act.get(), &one, m_y.get(), y, &zero, m_y.get(), y));
+  }
+
+ private:
+  cudnnHandle_t m_handle = nullptr;
+  bool m_relu = false, m_has_bias = false, m_fused = false, m_pad = false;
+  cuda::PadPlanes m_pad_geo;
+  TensorDesc m_x, m_y, m_bias;
+  FilterDesc m_w;
+  ConvDesc m_conv;
+  ActivationDesc m_act;
+  cudnnConvolutionFwdAlgo_t m_algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  size_t m_algo_workspace = 0;
+};
+
+std::unique_ptr<Kernel> make_conv_cuda(const KernelInit& init) {
+  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  ConvSetup s = resolve_conv(init.node.attrs, init.inputs[0].shape, init.inputs[1].shape,
+                             has_bias ? &init.inputs[2].shape : nullptr, init.node.label());
+  return make_cudnn_conv(init, s);
+}
+
+}  // namespace
+
+bool cudnn_conv_supports(const ConvSetup& s) {
+  return s.conv.spatial <= 2 && !s.pool && (s.activation == Activation::None || s.activation == Activation::Relu);
+}
+
+std::unique_ptr<Kernel> make_cudnn_conv(const KernelInit& init, const ConvSetup& setup) {
+  if (!cudnn_conv_supports(setup)) return nullptr;
+  for (const TensorInfo& t : init.inputs)
+    if (t.dtype != DType::Undefined && t.dtype != DType::Float32) return nullptr;
+  return std::make_unique<CudnnConvKernel>(init, setup);
+}
+
+IE_REGISTER_OPS(conv_cuda) { OpRegistry::get().add_kernel("", "Conv", "cuda-reference", make_conv_cuda); }
+
+}  // namespace ie

@@ -1,0 +1,28 @@
+// ie.FusedConv on "cuda-reference": conv + bias + Relu in one cuDNN call (layers/conv/conv_cudnn.cu). cuDNN has no
+// pooling epilogue, so a FusedConv with a pool is rejected here and the planner fuses conv + Relu only, leaving
+// the MaxPool as its own step.
+#include "engine/registry/op_def.h"
+#include "layers/conv/conv_cudnn.h"
+#include "layers/fused_conv/fused_conv_setup.h"
+
+namespace ie {
+namespace {
+
+bool fused_conv_cuda_supports(const Node& node) {
+  const std::string act = node.attrs.get_string("activation", "");
+  return node.attrs.get_string("pool", "").empty() && (act.empty() || act == "None" || act == "Relu");
+}
+
+std::unique_ptr<Kernel> make_fused_conv_cuda(const KernelInit& init) {
+  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  ConvSetup s = resolve_fused_conv(init.node, init.inputs[0], init.inputs[1], has_bias ? &init.inputs[2] : nullptr);
+  return make_cudnn_conv(init, s);
+}
+
+}  // namespace
+
+IE_REGISTER_OPS(fused_conv_cuda) {
+  OpRegistry::get().add_kernel("ie", "FusedConv", "cuda-reference", make_fused_conv_cuda, fused_conv_cuda_supports);
+}
+
+}  // namespace ie

@@ -1,0 +1,62 @@
+// ie.Linear (float32) on "cuda-reference": Y = act(A W + bias) as one cuBLASLt product whose epilogue adds the
+// bias and applies Relu (BIAS / RELU / RELU_BIAS). A's leading dims fold into M. Other activations are
+// rejected: cuBLASLt's GELU epilogue is the tanh approximation, and the models use the exact, erf-based GELU.
+#include <memory>
+
+#include "engine/backend/cuda/cuda_state.h"
+#include "layers/common/cublaslt_gemm.h"
+#include "layers/linear/linear_setup.h"
+
+namespace ie {
+namespace {
+
+bool linear_cuda_supports(const Node& node) {
+  const std::string act = node.attrs.get_string("activation", "");
+  return act.empty() || act == "None" || act == "Relu";
+}
+
+cuda::LtEpilogue epilogue_of(bool bias, bool relu) {
+  if (bias) return relu ? cuda::LtEpilogue::ReluBias : cuda::LtEpilogue::Bias;
+  return relu ? cuda::LtEpilogue::Relu : cuda::LtEpilogue::None;
+}
+
+class LtLinearKernel : public Kernel {
+ public:
+  LtLinearKernel(const KernelInit& init, const LinearSetup& s, bool has_bias)
+      : m_has_bias(has_bias),
+        m_gemm(cuda::state_of(init.backend_state).cublaslt, cuda::LtShape{s.rows, s.n, s.k, false, s.trans_w},
+               epilogue_of(has_bias, s.activation == Activation::Relu), cuda::state_of(init.backend_state).tf32(),
+               init.node.label()) {}
+
+  size_t workspace_bytes() const override { return m_gemm.workspace_bytes(); }
+
+  void run(KernelContext& ctx) override {
+    const float* bias = m_has_bias ? ctx.inputs[2].as<const float>() : nullptr;
+    m_gemm.run(ctx.inputs[0].as<const float>(), ctx.inputs[1].as<const float>(), nullptr,
+               ctx.outputs[0].as<float>(), bias, 1.f, 0.f, ctx.workspace, ctx.stream);
+  }
+
+ private:
+  bool m_has_bias;
+  cuda::LtGemm m_gemm;
+};
+
+std::unique_ptr<Kernel> make_linear_cuda(const KernelInit& init) {
+  if (!linear_cuda_supports(init.node)) return nullptr;
+  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  LinearSetup s = resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape,
+                                 has_bias ? &init.inputs[2].shape : nullptr);
+  for (const TensorInfo& t : init.inputs)
+    if (t.dtype != DType::Undefined && t.dtype != DType::Float32) return nullptr;
+  if (s.rows == 0 || s.n == 0) return make_kernel([](KernelContext&) {});
+  if (s.k == 0) return nullptr;  // cuBLASLt rejects K = 0
+  return std::make_unique<LtLinearKernel>(init, s, has_bias);
+}
+
+}  // namespace
+
+IE_REGISTER_OPS(linear_cuda) {
+  OpRegistry::get().add_kernel("ie", "Linear", "cuda-reference", make_linear_cuda, linear_cuda_supports);
+}
+
+}  // namespace ie
