@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# One call on a GPU machine: the GPU tests, the same tests under compute-sanitizer (memcheck), the ONNX node tests
+# on the CUDA reference path, `bench` on both models (with per-op profiles), and the same workloads in PyTorch.
+# Every figure and log lands in OUT_DIR (a summary.txt plus results.tar.gz with everything).
+#
+#   bash tools/gpu_run.sh OUT_DIR [BUILD_DIR]      # BUILD_DIR: default .device/build (tools/stage_device_build.sh)
+set -uo pipefail
+out=${1:?usage: gpu_run.sh OUT_DIR [BUILD_DIR]}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${2:-$root/.device/build}
+mkdir -p "$out/logs"
+cd "$root"
+cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
+export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export PYTHONUNBUFFERED=1
+summary=$out/summary.txt
+: > "$summary"
+say() { echo "$*" | tee -a "$summary"; }
+stage() { say "=== [$(date +%H:%M:%S)] $*"; }
+
+stage "machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee -a "$summary"
+say "git revision: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+
+stage "GPU tests"
+"$build/bin/gpu_tests" --no-version > "$out/logs/gpu_tests.log" 2>&1; rc=$?
+say "gpu_tests exit $rc: $(grep -E '^\[doctest\] (test cases|assertions)' "$out/logs/gpu_tests.log" | tr '\n' ' ')"
+
+stage "GPU tests under compute-sanitizer memcheck"
+compute-sanitizer --tool memcheck --error-exitcode 9 "$build/bin/gpu_tests" --no-version \
+  > "$out/logs/gpu_tests_memcheck.log" 2>&1; rc=$?
+say "memcheck exit $rc: $(grep -E 'ERROR SUMMARY' "$out/logs/gpu_tests_memcheck.log" | tail -1)"
+
+stage "ONNX node tests on cuda-reference"
+"$build/bin/onnx_node_tests" --backend cuda-reference > "$out/logs/node_tests_cuda.log" 2>&1; rc=$?
+say "node tests (cuda-reference) exit $rc: $(tail -1 "$out/logs/node_tests_cuda.log")"
+
+stage "model end-to-end on the GPU (infer)"
+data=${FASHION_MNIST_DIR:-$root/.device/data}
+"$build/bin/infer" --config configs/convnet.yaml --backend cuda-reference --input "$data/t10k-images-idx3-ubyte.gz" \
+  --labels "$data/t10k-labels-idx1-ubyte.gz" --json > "$out/logs/infer_convnet.log" 2>&1; rc=$?
+say "infer convnet exit $rc: $(grep -E 'accuracy|throughput' "$out/logs/infer_convnet.log" | tr '\n' ' ')"
+
+if [[ -x $build/bin/bench ]]; then
+  stage "bench"
+  for m in convnet ssa; do
+    "$build/bin/bench" --config configs/$m.yaml --paths cuda-reference --json "$out/bench_$m.json" \
+      --csv "$out/logs/bench_$m.csv" --plot "$out/logs/bench_$m.svg" > "$out/logs/bench_$m.log" 2>&1
+    say "bench $m exit $?"; tail -12 "$out/logs/bench_$m.log" | tee -a "$summary"
+  done
+  stage "per-op profiles on the reference path"
+  "$build/bin/bench" --config configs/convnet.yaml --paths cuda-reference --batches 10000 --profile \
+    --json "$out/logs/profile_convnet_10000.json" > "$out/logs/profile_convnet_10000.txt" 2>&1
+  "$build/bin/bench" --config configs/ssa.yaml --paths cuda-reference --batches 512 --profile \
+    --json "$out/logs/profile_ssa_512.json" > "$out/logs/profile_ssa_512.txt" 2>&1
+fi
+
+stage "PyTorch on the same GPU"
+python3 tools/torch_bench.py --out "$out/logs/torch_bench.json" > "$out/logs/torch_bench.log" 2>&1
+say "torch_bench exit $?"; grep -E "samples/s" "$out/logs/torch_bench.log" | tee -a "$summary"
+
+tar -czf "$out/results.tar.gz" -C "$out" logs $(cd "$out" && ls bench_*.json 2>/dev/null)
+stage "done"
