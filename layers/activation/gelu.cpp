@@ -3,17 +3,11 @@
 // as the fused form of the decomposed GELU found in older models.
 #include <cmath>
 
+#include "layers/activation/gelu_mode.h"
 #include "layers/common/unary.h"
 
 namespace ie {
 namespace {
-
-bool tanh_approximation(const Attributes& attrs, const std::string& label) {
-  std::string mode = attrs.get_string("approximate", "none");
-  if (mode != "none" && mode != "tanh")
-    fail_input(label, ": attribute approximate must be \"none\" or \"tanh\", got \"", mode, "\"");
-  return mode == "tanh";
-}
 
 template <class C>
 C gelu_exact(C x) {

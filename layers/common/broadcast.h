@@ -17,25 +17,10 @@
 
 #include "engine/core/parallel.h"
 #include "engine/core/shape.h"
+#include "layers/common/broadcast_plan.h"
 #include "layers/common/elementwise.h"
 
 namespace ie {
-
-struct BroadcastPlan {
-  Shape dims;                                 // merged output dims, innermost last (at least one)
-  std::vector<std::vector<int64_t>> strides;  // per input: element stride per merged dim, 0 where broadcast
-  int64_t numel = 0;
-
-  int64_t inner() const { return dims.back(); }
-  /// True when input i advances along the innermost dim (else it repeats one element per run).
-  bool inner_moves(size_t i) const { return strides[i].back() != 0; }
-};
-
-/// Plans how `inputs` broadcast to `out`; every input must broadcast to `out` (checked by shape inference).
-BroadcastPlan plan_broadcast(const std::vector<Shape>& inputs, const Shape& out);
-
-/// Numpy broadcast of any number of shapes; throws naming `what` when they do not broadcast.
-Shape broadcast_all(const std::vector<Shape>& shapes, const std::string& what);
 
 /// Calls fn(out_offset, in_offsets, length) for contiguous runs of the output, in parallel for big outputs.
 /// in_offsets is a std::array<int64_t, N> of element offsets of each input at the run's start.

@@ -12,35 +12,11 @@ namespace ie {
 
 namespace {
 
-struct Dims {
-  Shape shape;
-  std::vector<int64_t> dst, src;
-};
-
-// Drops size-1 dims and merges neighbours that are contiguous in both views, so that most copies become a few
-// long rows.
-Dims simplify(const Shape& shape, const std::vector<int64_t>& dst, const std::vector<int64_t>& src) {
-  Dims d;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 1) continue;
-    if (!d.shape.empty() && d.dst.back() == dst[i] * shape[i] && d.src.back() == src[i] * shape[i]) {
-      d.shape.back() *= shape[i];
-      d.dst.back() = dst[i];
-      d.src.back() = src[i];
-      continue;
-    }
-    d.shape.push_back(shape[i]);
-    d.dst.push_back(dst[i]);
-    d.src.push_back(src[i]);
-  }
-  return d;
-}
-
 constexpr int64_t kTile = 32;
 
 // [.., A, B] where A is contiguous in src and B contiguous in dst: copy in tiles so both sides stay in cache.
 template <class U>
-void copy_tiled(const Dims& d, U* dst, const U* src) {
+void copy_tiled(const StridedBox& d, U* dst, const U* src) {
   size_t r = d.shape.size();
   int64_t rows = d.shape[r - 2], cols = d.shape[r - 1];
   int64_t dst_row = d.dst[r - 2], src_col = d.src[r - 1];
@@ -71,7 +47,7 @@ void copy_tiled(const Dims& d, U* dst, const U* src) {
 }
 
 template <class U>
-void copy_rows(const Dims& d, U* dst, const U* src) {
+void copy_rows(const StridedBox& d, U* dst, const U* src) {
   size_t r = d.shape.size();
   int64_t n = d.shape[r - 1], ds = d.dst[r - 1], ss = d.src[r - 1];
   int64_t outer = numel_range(d.shape, 0, r - 1);
@@ -108,7 +84,7 @@ void copy_rows(const Dims& d, U* dst, const U* src) {
 }
 
 template <class U>
-void copy_typed(Dims d, U* dst, const U* src) {
+void copy_typed(StridedBox d, U* dst, const U* src) {
   size_t r = d.shape.size();
   if (r == 0) {
     *dst = *src;
@@ -130,11 +106,28 @@ void copy_typed(Dims d, U* dst, const U* src) {
 
 }  // namespace
 
+StridedBox simplify_box(const Shape& shape, const std::vector<int64_t>& dst, const std::vector<int64_t>& src) {
+  StridedBox d;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1) continue;
+    if (!d.shape.empty() && d.dst.back() == dst[i] * shape[i] && d.src.back() == src[i] * shape[i]) {
+      d.shape.back() *= shape[i];
+      d.dst.back() = dst[i];
+      d.src.back() = src[i];
+      continue;
+    }
+    d.shape.push_back(shape[i]);
+    d.dst.push_back(dst[i]);
+    d.src.push_back(src[i]);
+  }
+  return d;
+}
+
 void strided_copy(size_t elem_size, const Shape& shape, void* dst, const std::vector<int64_t>& dst_strides,
                   const void* src, const std::vector<int64_t>& src_strides) {
   for (int64_t s : shape)
     if (s == 0) return;
-  Dims d = simplify(shape, dst_strides, src_strides);
+  StridedBox d = simplify_box(shape, dst_strides, src_strides);
   switch (elem_size) {
     case 1:
       return copy_typed(d, static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src));

@@ -9,6 +9,16 @@
 
 namespace ie {
 
+/// A copy box after simplify_box: size-1 dims dropped, neighbours contiguous in both views merged.
+struct StridedBox {
+  Shape shape;
+  std::vector<int64_t> dst, src;
+};
+
+/// Drops size-1 dims and merges neighbours that are contiguous in both views, so most copies become a few long
+/// rows (a rank-0 result means a single element).
+StridedBox simplify_box(const Shape& shape, const std::vector<int64_t>& dst, const std::vector<int64_t>& src);
+
 /// Copies the `shape`-sized box: dst[sum i_k * dst_strides[k]] = src[sum i_k * src_strides[k]].
 /// Works for any element size of 1, 2, 4 or 8 bytes; the regions must not overlap.
 ///   strided_copy(4, {2, 3}, out, {3, 1}, in, {1, 2});   // transposes a [3,2] float matrix into [2,3]

@@ -2,14 +2,16 @@
 #include "engine/registry/op_def.h"
 #include "layers/common/axes.h"
 #include "layers/common/strided_copy.h"
+#include "layers/concat/concat_plan.h"
 
 namespace ie {
-namespace {
 
 int64_t concat_axis(const Node& node, int64_t opset, int64_t rank) {
   if (opset >= 4 && !node.attrs.has("axis")) fail_input(node.label(), ": attribute 'axis' is required");
   return axis_attr(node, static_cast<size_t>(rank), 1);
 }
+
+namespace {
 
 void infer_concat(InferContext& ctx) {
   ctx.expect(ctx.num_inputs() >= 1, "needs at least one input");

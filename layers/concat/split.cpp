@@ -4,14 +4,9 @@
 #include "layers/common/axes.h"
 #include "layers/common/init_context.h"
 #include "layers/common/strided_copy.h"
+#include "layers/concat/concat_plan.h"
 
 namespace ie {
-namespace {
-
-struct SplitPlan {
-  int64_t axis = 0;
-  std::vector<int64_t> sizes;
-};
 
 SplitPlan plan_split(const InferContext& ctx) {
   const TensorInfo& in = ctx.input(0);
@@ -43,6 +38,8 @@ SplitPlan plan_split(const InferContext& ctx) {
              dim);
   return p;
 }
+
+namespace {
 
 void infer_split(InferContext& ctx) {
   SplitPlan p = plan_split(ctx);

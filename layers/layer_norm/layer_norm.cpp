@@ -6,15 +6,9 @@
 #include "engine/registry/op_def.h"
 #include "layers/common/compute_type.h"
 #include "layers/common/norm_stats.h"
+#include "layers/layer_norm/layer_norm_setup.h"
 
 namespace ie {
-namespace {
-
-struct LayerNormSetup {
-  int64_t rows = 0, n = 0;
-  float epsilon = 1e-5f;
-  Shape normalized, scale_shape, bias_shape;
-};
 
 LayerNormSetup resolve_layer_norm(const Node& node, const Shape& x, int64_t* axis_out) {
   const int64_t rank = static_cast<int64_t>(x.size());
@@ -28,6 +22,8 @@ LayerNormSetup resolve_layer_norm(const Node& node, const Shape& x, int64_t* axi
   if (axis_out) *axis_out = axis;
   return s;
 }
+
+namespace {
 
 void infer_layer_norm(InferContext& ctx) {
   const TensorInfo& x = ctx.input(0);

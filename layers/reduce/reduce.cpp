@@ -12,6 +12,7 @@
 #include "layers/common/axes.h"
 #include "layers/common/init_context.h"
 #include "layers/common/reduce_axes.h"
+#include "layers/reduce/reduce_plan.h"
 
 namespace ie {
 namespace {
@@ -38,11 +39,7 @@ const ReduceSpec& spec_of(const std::string& op) {
   fail(ErrorKind::Usage, "no reduction named ", op);
 }
 
-struct ReduceAxes {
-  bool noop = false;          // empty axes with noop_with_empty_axes: the output is the input
-  std::vector<int64_t> axes;  // normalized, sorted
-  Shape out;
-};
+}  // namespace
 
 ReduceAxes plan_axes(const InferContext& ctx) {
   const Shape& in = ctx.input(0).shape;
@@ -76,6 +73,8 @@ ReduceAxes plan_axes(const InferContext& ctx) {
   }
   return r;
 }
+
+namespace {
 
 void infer_reduce(InferContext& ctx) {
   const TensorInfo& in = ctx.input(0);

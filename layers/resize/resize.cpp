@@ -6,21 +6,10 @@
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/compute_type.h"
+#include "layers/resize/resize_setup.h"
 
 namespace ie {
 namespace {
-
-enum class ResizeMode { Nearest, Linear, Cubic };
-
-struct ResizeSetup {
-  ResizeMode mode = ResizeMode::Nearest;
-  std::string transform = "half_pixel", nearest_mode = "round_prefer_floor";
-  double cubic_a = -0.75;
-  bool exclude_outside = false;
-  double extrapolation = 0;
-  Shape in, out;
-  std::vector<double> scales, roi;  // per dim; roi is [starts..., ends...] (tf_crop_and_resize only)
-};
 
 std::vector<double> constant_floats(const InferContext& ctx, size_t i, const char* what) {
   const Tensor* t = &ctx.require_constant(i, what);
@@ -33,6 +22,8 @@ std::vector<double> constant_floats(const InferContext& ctx, size_t i, const cha
 }
 
 bool given(const InferContext& ctx, size_t i) { return ctx.has_input(i) && !ctx.input(i).shape.empty() && checked_numel(ctx.input(i).shape) > 0; }
+
+}  // namespace
 
 ResizeSetup resolve_resize(const InferContext& ctx) {
   const Attributes& a = ctx.attrs();
@@ -111,18 +102,12 @@ ResizeSetup resolve_resize(const InferContext& ctx) {
   return s;
 }
 
+namespace {
+
 void infer_resize(InferContext& ctx) {
   ctx.expect(is_float(ctx.input(0).dtype), "X must be a float tensor, got ", dtype_name(ctx.input(0).dtype));
   ctx.set_output(0, ctx.input(0).dtype, resolve_resize(ctx).out);
 }
-
-// Interpolation taps of one output position along one axis.
-struct Taps {
-  int64_t index[4];
-  double weight[4];
-  int count = 0;
-  bool extrapolate = false;
-};
 
 double source_coordinate(const ResizeSetup& s, size_t d, int64_t y) {
   const double in = static_cast<double>(s.in[d]), scale = s.scales[d], length = scale * in;
@@ -144,6 +129,8 @@ double source_coordinate(const ResizeSetup& s, size_t d, int64_t y) {
   }
   return (yf + 0.5) / scale - 0.5;  // half_pixel
 }
+
+}  // namespace
 
 Taps taps_of(const ResizeSetup& s, size_t d, int64_t y) {
   Taps t;
@@ -194,6 +181,27 @@ Taps taps_of(const ResizeSetup& s, size_t d, int64_t y) {
   return t;
 }
 
+std::vector<std::vector<Taps>> axis_taps(const ResizeSetup& s) {
+  std::vector<std::vector<Taps>> taps(s.in.size());
+  for (size_t d = 0; d < s.in.size(); ++d) {
+    bool identity = s.out[d] == s.in[d];
+    std::vector<Taps> td;
+    for (int64_t y = 0; y < s.out[d]; ++y) {
+      td.push_back(taps_of(s, d, y));
+      const Taps& t = td.back();
+      identity = identity && !t.extrapolate && t.count >= 1 && [&] {
+        for (int k = 0; k < t.count; ++k)
+          if (t.weight[k] != 0 && (t.index[k] != y || t.weight[k] != 1)) return false;
+        return true;
+      }();
+    }
+    if (!identity) taps[d] = std::move(td);
+  }
+  return taps;
+}
+
+namespace {
+
 // Resamples dim `d` of `src` (shape `cur`) into `dst`, where cur[d] becomes s.out[d].
 template <class C>
 void resize_axis(const ResizeSetup& s, size_t d, const Shape& cur, const std::vector<Taps>& taps, const C* src,
@@ -229,22 +237,7 @@ std::unique_ptr<Kernel> make_resize_cpu(const KernelInit& init) {
     return InferContext(init.node, infos, init.constants, init.opset);
   }();
   ResizeSetup s = resolve_resize(ictx);
-  // Per axis: the taps of every output position, or nothing when the axis is left unchanged.
-  std::vector<std::vector<Taps>> taps(s.in.size());
-  for (size_t d = 0; d < s.in.size(); ++d) {
-    bool identity = s.out[d] == s.in[d];
-    std::vector<Taps> td;
-    for (int64_t y = 0; y < s.out[d]; ++y) {
-      td.push_back(taps_of(s, d, y));
-      const Taps& t = td.back();
-      identity = identity && !t.extrapolate && t.count >= 1 && [&] {
-        for (int k = 0; k < t.count; ++k)
-          if (t.weight[k] != 0 && (t.index[k] != y || t.weight[k] != 1)) return false;
-        return true;
-      }();
-    }
-    if (!identity) taps[d] = std::move(td);
-  }
+  const std::vector<std::vector<Taps>> taps = axis_taps(s);
   return dispatch_float(init.inputs[0].dtype, "Resize", [&](auto tag) -> std::unique_ptr<Kernel> {
     using C = ComputeOf<typename decltype(tag)::type>;
     return make_kernel([s, taps](KernelContext& ctx) {

@@ -7,14 +7,9 @@
 #include "layers/common/axes.h"
 #include "layers/common/init_context.h"
 #include "layers/common/strided_copy.h"
+#include "layers/slice/slice_plan.h"
 
 namespace ie {
-namespace {
-
-struct SlicePlan {
-  Shape out;
-  std::vector<int64_t> start, step;  // per input dim
-};
 
 SlicePlan plan_slice(const InferContext& ctx) {
   const Shape& in = ctx.input(0).shape;
@@ -63,6 +58,8 @@ SlicePlan plan_slice(const InferContext& ctx) {
   }
   return p;
 }
+
+namespace {
 
 void infer_slice(InferContext& ctx) { ctx.set_output(0, ctx.input(0).dtype, plan_slice(ctx).out); }
 

@@ -4,9 +4,9 @@
 
 #include "engine/registry/op_def.h"
 #include "layers/common/strided_copy.h"
+#include "layers/transpose/transpose_perm.h"
 
 namespace ie {
-namespace {
 
 std::vector<int64_t> read_perm(const Node& node, size_t rank) {
   std::vector<int64_t> perm(rank);
@@ -25,6 +25,8 @@ std::vector<int64_t> read_perm(const Node& node, size_t rank) {
                rank, " input dims");
   return perm;
 }
+
+namespace {
 
 void infer_transpose(InferContext& ctx) {
   const TensorInfo& in = ctx.input(0);

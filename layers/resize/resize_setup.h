@@ -1,0 +1,42 @@
+// Resize's attributes and inputs resolved at plan time, and the interpolation taps of each output position:
+// shared by the CPU and CUDA kernels so both sample exactly the same points with the same weights.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/registry/op_def.h"
+
+namespace ie {
+
+enum class ResizeMode { Nearest, Linear, Cubic };
+
+struct ResizeSetup {
+  ResizeMode mode = ResizeMode::Nearest;
+  std::string transform = "half_pixel", nearest_mode = "round_prefer_floor";
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  double extrapolation = 0;
+  Shape in, out;
+  std::vector<double> scales, roi;  // per dim; roi is [starts..., ends...] (tf_crop_and_resize only)
+};
+
+/// Interpolation taps of one output position along one axis.
+struct Taps {
+  int64_t index[4];
+  double weight[4];
+  int count = 0;
+  bool extrapolate = false;  // outside the crop box: the output is the extrapolation value
+};
+
+/// Reads mode, coordinate transform, scales or sizes (constant inputs) and roi; fails naming the node on
+/// anything unsupported or inconsistent.
+ResizeSetup resolve_resize(const InferContext& ctx);
+
+/// The taps of output position y along dim d.
+Taps taps_of(const ResizeSetup& s, size_t d, int64_t y);
+
+/// Per dim: the taps of every output position, or an empty list when the dim is left unchanged.
+std::vector<std::vector<Taps>> axis_taps(const ResizeSetup& s);
+
+}  // namespace ie
