@@ -70,9 +70,11 @@ std::unique_ptr<Kernel> make_layer_norm_cpu(const KernelInit& init) {
         for (int64_t r = b; r < e; ++r) {
           const T* xr = x + r * s.n;
           T* yr = y + r * s.n;
-          C mean, var;
-          mean_variance(xr, s.n, 1, mean, var);
-          const C inv = C(1) / std::sqrt(var + C(s.epsilon));
+          // Statistics in double: this kernel is also the reference the GPU kernels are checked against.
+          double mean_d, var_d;
+          mean_variance(xr, s.n, 1, mean_d, var_d);
+          const C mean = static_cast<C>(mean_d);
+          const C inv = static_cast<C>(1.0 / std::sqrt(var_d + static_cast<double>(s.epsilon)));
           for (int64_t i = 0; i < s.n; ++i) {
             C v = (static_cast<C>(xr[i]) - mean) * inv * scale[i];
             if (bias) v += bias[i];

@@ -117,8 +117,20 @@ std::unique_ptr<Kernel> make_resize(const KernelInit& init) {
   const ResizeSetup s = resolve_resize(InitContext(init).ctx);
   const std::vector<std::vector<Taps>> taps = axis_taps(s);
   const size_t r = s.in.size();
+  // Only the last two dims may change; a leading axis whose taps read each index back with weight 1 (e.g. a
+  // length-1 axis under pytorch_half_pixel) is the identity and needs no pass.
+  auto identity = [](const std::vector<Taps>& t) {
+    for (size_t i = 0; i < t.size(); ++i) {
+      double w = 0;
+      for (int k = 0; k < t[i].count; ++k)
+        if (t[i].index[k] == static_cast<int64_t>(i)) w += t[i].weight[k];
+        else if (t[i].weight[k] != 0) return false;
+      if (t[i].extrapolate || w != 1.0) return false;
+    }
+    return true;
+  };
   for (size_t d = 0; d + 2 < r; ++d)
-    if (!taps[d].empty()) return nullptr;  // only the last two dims may change
+    if (!taps[d].empty() && !identity(taps[d])) return nullptr;
   const int64_t in_h = r >= 2 ? s.in[r - 2] : 1, in_w = r >= 1 ? s.in[r - 1] : 1;
   const int64_t out_h = r >= 2 ? s.out[r - 2] : 1, out_w = r >= 1 ? s.out[r - 1] : 1;
   if (std::max({in_h, in_w, out_h, out_w}) > INT32_MAX) return nullptr;
