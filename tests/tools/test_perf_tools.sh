@@ -25,7 +25,7 @@ expect() {
   fi
 }
 json_check() {  # json_check FILE PYTHON-EXPRESSION-ON-d
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert $2, 'failed: $2'" "$1" || fail "$1: $2"
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" || fail "$1: $2"
 }
 
 SSA="$SRC/configs/ssa.yaml"

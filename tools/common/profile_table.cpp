@@ -163,7 +163,7 @@ nlohmann::json run_profile_pass(Session& session, const std::map<std::string, Te
     Options o = options;
     o.backend = report.backend;
     std::shared_ptr<Backend> backend = make_backend(report.backend, o);
-    if (!pass.remeasure_peaks && !std::filesystem::exists(peaks_cache_path(backend->device_name())))
+    if (pass.remeasure_peaks || !std::filesystem::exists(peaks_cache_path(backend->device_name())))
       out << "measuring the device peaks of " << report.device << " once (cached in "
           << peaks_cache_path(backend->device_name()) << ")\n";
     known[key] = device_peaks(*backend, pass.remeasure_peaks);
