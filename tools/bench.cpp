@@ -9,10 +9,10 @@
 // Inputs are seeded random data rotated among --sets (>= 3) input sets, so caches do not flatter the figures.
 // Exit codes: 0 ok; 2 usage; 3 bad input; 4 CUDA failure; 5 slower than the baseline.
 #include <chrono>
-#include <sstream>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "engine/io/file_util.h"
 #include "tools/bench/bench_report.h"
@@ -63,7 +63,8 @@ std::vector<int64_t> parse_batches(const Args& a) {
   std::vector<int64_t> out;
   for (auto& item : split_list(a.batches)) {
     auto shape = ie::cli::parse_shape(item, "--batches");
-    if (shape.size() != 1 || shape[0] < 1) throw Error(ErrorKind::Usage, "--batches: '" + item + "' is not a batch size");
+    if (shape.size() != 1 || shape[0] < 1)
+      throw Error(ErrorKind::Usage, "--batches: '" + item + "' is not a batch size");
     out.push_back(shape[0]);
   }
   if (out.empty()) throw Error(ErrorKind::Usage, "--batches is empty");
@@ -111,7 +112,8 @@ ie::cli::BenchResult bench_one(const Args& a, ie::Engine& engine, const std::str
     // Compute-only: inputs staged on the device once, each run copies one set device-to-device and runs the steps.
     std::vector<size_t> staged;
     for (auto& s : sets) staged.push_back(session.stage_inputs(s));
-    std::vector<double> compute = timed_loop(a, [&](int i) { return session.run_staged(staged[i % staged.size()]).compute_ms; });
+    std::vector<double> compute =
+        timed_loop(a, [&](int i) { return session.run_staged(staged[i % staged.size()]).compute_ms; });
     session.clear_staged();
     r.compute = ie::cli::summarize(compute);
 
@@ -166,8 +168,8 @@ int run(Args& a) {
   report.sets = a.sets;
   report.timing = a.iterations >= 0 ? std::to_string(a.iterations) + " iterations"
                                     : "time-bound " + std::to_string(static_cast<int>(a.duration_ms)) + " ms";
-  report.warmup = a.warmup >= 0 ? std::to_string(a.warmup) + " runs"
-                                : std::to_string(static_cast<int>(a.warmup_ms)) + " ms";
+  report.warmup =
+      a.warmup >= 0 ? std::to_string(a.warmup) + " runs" : std::to_string(static_cast<int>(a.warmup_ms)) + " ms";
   for (auto& p : paths) {
     ie::Options opts;
     opts.backend = p;
@@ -199,8 +201,8 @@ int run(Args& a) {
     auto regressions = ie::cli::compare_baseline(report, a.baseline, a.threshold, std::cout);
     if (!regressions.empty()) {
       std::cerr << "bench: " << regressions.size() << " (path, batch) throughput regression"
-                << (regressions.size() > 1 ? "s" : "") << " beyond " << a.threshold * 100 << "% against "
-                << a.baseline << "\n";
+                << (regressions.size() > 1 ? "s" : "") << " beyond " << a.threshold * 100 << "% against " << a.baseline
+                << "\n";
       return static_cast<int>(ErrorKind::Regression);
     }
   }

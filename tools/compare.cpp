@@ -51,11 +51,11 @@ bool is_backend(const std::string& path) {
 
 // What one path produced.
 struct PathRun {
-  std::string label;                    // backend name or folder
+  std::string label;  // backend name or folder
   bool golden = false;
-  std::vector<Tensor> outputs;          // in the graph's output order
-  double median_ms = 0;                 // engine paths only
-  std::vector<std::string> layer_order; // per-layer: tensors in step order
+  std::vector<Tensor> outputs;           // in the graph's output order
+  double median_ms = 0;                  // engine paths only
+  std::vector<std::string> layer_order;  // per-layer: tensors in step order
   TensorMap layers;
 };
 
@@ -171,8 +171,8 @@ nlohmann::json task_line(const Args& a, const ie::ModelConfig& cfg, const Tensor
     for (size_t i = 0; i < ta.size(); ++i) same += ta[i] == tb[i];
     double agree = ta.empty() ? 1.0 : static_cast<double>(same) / static_cast<double>(ta.size());
     j["top1_agreement"] = agree;
-    std::cout << "task: top-1 agreement " << std::setprecision(6) << 100.0 * agree << "% (" << same << "/"
-              << ta.size() << ")";
+    std::cout << "task: top-1 agreement " << std::setprecision(6) << 100.0 * agree << "% (" << same << "/" << ta.size()
+              << ")";
     if (!a.labels.empty()) {
       auto truth = ie::cli::labels_as_int64(ie::read_tensor_file(a.labels), static_cast<int64_t>(ta.size()), a.labels);
       j["accuracy_a"] = ie::cli::accuracy(ta, truth);
@@ -215,7 +215,8 @@ nlohmann::json per_layer(const PathRun& pa, const PathRun& pb, const ie::cli::To
   std::cout << "  " << common << " tensors compared (" << pa.layer_order.size() << " in a, " << pb.layer_order.size()
             << " in b; fused tensors exist in one path only)\n";
   if (!first_fail.empty()) std::cout << "  first tensor out of tolerance: " << first_fail << "\n";
-  return {{"compared", common}, {"first_failure", first_fail.empty() ? nlohmann::json() : nlohmann::json(first_fail)},
+  return {{"compared", common},
+          {"first_failure", first_fail.empty() ? nlohmann::json() : nlohmann::json(first_fail)},
           {"tensors", layers}};
 }
 
@@ -225,8 +226,9 @@ int run(Args& a) {
   const bool a_engine = is_backend(a.a), b_engine = is_backend(a.b);
   for (auto* p : {&a.a, &a.b})
     if (!is_backend(*p) && !fs::is_directory(*p))
-      throw Error(ErrorKind::Usage, "path '" + *p + "' is neither a backend (cpu, cuda-reference, cuda, auto) nor a "
-                                                   "folder of golden .npy files");
+      throw Error(ErrorKind::Usage, "path '" + *p +
+                                        "' is neither a backend (cpu, cuda-reference, cuda, auto) nor a "
+                                        "folder of golden .npy files");
   if (!a_engine && !b_engine) throw Error(ErrorKind::Usage, "at least one of --a/--b must be a backend");
   if (a.runs < 1) throw Error(ErrorKind::Usage, "--runs must be >= 1");
   const ie::cli::Tolerance base = ie::cli::default_tolerance(a.precision);
@@ -304,8 +306,8 @@ int run(Args& a) {
               << pa.median_ms << " ms, b " << pb.median_ms << " ms, speed-up b/a " << std::setprecision(2) << speedup
               << "x\n"
               << std::defaultfloat;
-    report["timing"] = {{"runs", a.runs}, {"a_median_ms", pa.median_ms}, {"b_median_ms", pb.median_ms},
-                        {"speedup_b_over_a", speedup}};
+    report["timing"] = {
+        {"runs", a.runs}, {"a_median_ms", pa.median_ms}, {"b_median_ms", pb.median_ms}, {"speedup_b_over_a", speedup}};
   }
   report["pass"] = all_pass;
   std::cout << (all_pass ? "PASS" : "FAIL") << "\n";

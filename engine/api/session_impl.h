@@ -38,9 +38,9 @@ struct Session::Impl {
   std::map<std::string, std::unique_ptr<Plan>> plans;  // keyed by input shapes
   Plan* current = nullptr;
   StepObserver observer;
-  std::unique_ptr<StepTimer> annotator;  // NVTX ranges when IE_NVTX=1
+  std::unique_ptr<StepTimer> annotator;    // NVTX ranges when IE_NVTX=1
   std::unique_ptr<StepTimer> phase_timer;  // load / compute / fetch of run_timed and run_staged
-  std::set<std::string> value_inputs;  // graph inputs whose values the planner needs (shape-tensor inputs)
+  std::set<std::string> value_inputs;      // graph inputs whose values the planner needs (shape-tensor inputs)
   std::vector<StagedInputs> staged;
 
   ~Impl();

@@ -87,7 +87,8 @@ ProfileReport Session::profile(const std::map<std::string, Tensor>& inputs, int 
   report.device = s.backend->device_name();
   report.iterations = iterations;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    if (samples[i].empty()) fail(ErrorKind::Device, "profile: the ", report.backend, " timer gave no time for step ", i);
+    if (samples[i].empty())
+      fail(ErrorKind::Device, "profile: the ", report.backend, " timer gave no time for step ", i);
     report.steps.push_back(describe_step(plan, i, samples[i]));
     report.total_ms += report.steps.back().median_ms;
   }

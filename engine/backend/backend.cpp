@@ -1,8 +1,9 @@
 // Defaults of the Backend interface that suit host backends.
+#include "engine/backend/backend.h"
+
 #include <fstream>
 #include <thread>
 
-#include "engine/backend/backend.h"
 #include "engine/core/error.h"
 
 namespace ie {

@@ -72,9 +72,8 @@ std::string peaks_cache_path(const std::string& device) {
 }
 
 std::string peaks_to_json(const DevicePeaks& p) {
-  nlohmann::json j = {{"device", p.device},           {"method", p.method},
-                      {"copy_gbps", p.copy_gbps},     {"fp32_tflops", p.fp32_tflops},
-                      {"tf32_tflops", p.tf32_tflops}, {"fp16_tflops", p.fp16_tflops},
+  nlohmann::json j = {{"device", p.device},           {"method", p.method},           {"copy_gbps", p.copy_gbps},
+                      {"fp32_tflops", p.fp32_tflops}, {"tf32_tflops", p.tf32_tflops}, {"fp16_tflops", p.fp16_tflops},
                       {"measured_at", p.measured_at}};
   return j.dump(2) + "\n";
 }

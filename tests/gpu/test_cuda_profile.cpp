@@ -85,8 +85,10 @@ TEST_CASE("cuda device peaks: measured, ordered as the hardware is, then cached"
   ie::DevicePeaks again = ie::device_peaks(*backend);
   CHECK(again.from_cache);
   CHECK(again.fp32_tflops == doctest::Approx(p.fp32_tflops));
-  if (old) setenv("XDG_CACHE_HOME", saved.c_str(), 1);
-  else unsetenv("XDG_CACHE_HOME");
+  if (old)
+    setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
   std::error_code ec;
   fs::remove_all(dir, ec);
 }

@@ -88,7 +88,7 @@ python3 - "$WORK/bench.json" "$WORK/fast.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for r in d["results"]:
-    r["throughput_samples_per_s"] *= 100
+    r["throughput_samples_per_s"] = 1e12  # far beyond any machine
 json.dump(d, open(sys.argv[2], "w"))
 PY
 expect 5 "bench against a much faster baseline exits 5" "$BIN/bench" --config "$SSA" --paths cpu --batches 1,8 \

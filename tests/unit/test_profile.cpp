@@ -70,8 +70,7 @@ void check_profile(const std::string& model, std::vector<int64_t> shape) {
     CHECK(std::memcmp(after[i].data(), before[i].data(), after[i].nbytes()) == 0);
 }
 
-ie::OpCost cost_of(const ie::Node& node, std::vector<std::vector<int64_t>> in_shapes,
-                   std::vector<int64_t> out_shape) {
+ie::OpCost cost_of(const ie::Node& node, std::vector<std::vector<int64_t>> in_shapes, std::vector<int64_t> out_shape) {
   std::vector<ie::TensorInfo> ins, outs;
   for (auto& s : in_shapes) ins.push_back({ie::DType::Float32, s});
   outs.push_back({ie::DType::Float32, out_shape});
@@ -103,8 +102,10 @@ struct TempCache {
     setenv("XDG_CACHE_HOME", dir.c_str(), 1);
   }
   ~TempCache() {
-    if (had_old) setenv("XDG_CACHE_HOME", old.c_str(), 1);
-    else unsetenv("XDG_CACHE_HOME");
+    if (had_old)
+      setenv("XDG_CACHE_HOME", old.c_str(), 1);
+    else
+      unsetenv("XDG_CACHE_HOME");
     std::error_code ec;
     fs::remove_all(dir, ec);
   }

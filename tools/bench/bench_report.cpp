@@ -23,7 +23,7 @@ namespace {
 constexpr double kNoisyCv = 0.05;  // coefficient of variation above which a result is flagged
 
 nlohmann::json stats_json(const LatencyStats& s) {
-  return {{"runs", s.runs}, {"p50_ms", s.p50}, {"p90_ms", s.p90}, {"p99_ms", s.p99},
+  return {{"runs", s.runs},  {"p50_ms", s.p50}, {"p90_ms", s.p90},   {"p99_ms", s.p99},
           {"max_ms", s.max}, {"min_ms", s.min}, {"mean_ms", s.mean}, {"cv", s.cv}};
 }
 
@@ -54,10 +54,12 @@ std::string bench_header(const BenchReport& r, const std::string& path) {
   auto it = r.devices.find(path);
   if (it != r.devices.end())
     for (auto& [k, v] : it->second) o << "  " << k << ": " << v << "\n";
-  o << std::right << std::setw(8) << "batch" << " | " << std::setw(10) << "p50 ms" << std::setw(10) << "p90 ms"
-    << std::setw(10) << "p99 ms" << std::setw(10) << "max ms" << std::setw(10) << "mean ms" << std::setw(7) << "cv%"
-    << std::setw(14) << "samples/s" << " | " << std::setw(10) << "e2e p50" << std::setw(14) << "e2e samples/s"
-    << std::setw(10) << "h2d ms" << std::setw(10) << "comp ms" << std::setw(10) << "d2h ms" << "\n";
+  o << std::right << std::setw(8) << "batch"
+    << " | " << std::setw(10) << "p50 ms" << std::setw(10) << "p90 ms" << std::setw(10) << "p99 ms" << std::setw(10)
+    << "max ms" << std::setw(10) << "mean ms" << std::setw(7) << "cv%" << std::setw(14) << "samples/s"
+    << " | " << std::setw(10) << "e2e p50" << std::setw(14) << "e2e samples/s" << std::setw(10) << "h2d ms"
+    << std::setw(10) << "comp ms" << std::setw(10) << "d2h ms"
+    << "\n";
   return o.str();
 }
 
@@ -106,9 +108,17 @@ nlohmann::json bench_json(const BenchReport& r) {
     }
     results.push_back(j);
   }
-  return {{"tool", "bench"},      {"model", r.model},   {"name", r.name},       {"precision", r.precision},
-          {"git_revision", r.git_revision}, {"seed", r.seed}, {"input_sets", r.sets}, {"timing", r.timing},
-          {"warmup", r.warmup},   {"devices", devices}, {"results", results}};
+  return {{"tool", "bench"},
+          {"model", r.model},
+          {"name", r.name},
+          {"precision", r.precision},
+          {"git_revision", r.git_revision},
+          {"seed", r.seed},
+          {"input_sets", r.sets},
+          {"timing", r.timing},
+          {"warmup", r.warmup},
+          {"devices", devices},
+          {"results", results}};
 }
 
 std::string bench_csv(const BenchReport& r) {
@@ -168,9 +178,8 @@ void plot_bench(const BenchReport& r, const std::string& file, std::ostream& war
         d << x.batch << " " << x.compute.p50 << " " << x.throughput() << " " << x.throughput_e2e() << "\n";
     std::string sep = i ? ", " : "";
     lat << sep << quoted(data.string()) << " using 1:2 with linespoints title " << quoted(paths[i]);
-    thr << sep << quoted(data.string()) << " using 1:3 with linespoints title " << quoted(paths[i] + " compute")
-        << ", " << quoted(data.string()) << " using 1:4 with linespoints dashtype 2 title "
-        << quoted(paths[i] + " end-to-end");
+    thr << sep << quoted(data.string()) << " using 1:3 with linespoints title " << quoted(paths[i] + " compute") << ", "
+        << quoted(data.string()) << " using 1:4 with linespoints dashtype 2 title " << quoted(paths[i] + " end-to-end");
   }
   fs::path script = dir / "plot.gp";
   {

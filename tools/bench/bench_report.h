@@ -15,17 +15,18 @@ namespace ie::cli {
 struct BenchResult {
   std::string path;
   int64_t batch = 0;
-  std::string status = "ok";  // "ok" | "skipped"
-  std::string reason;         // why skipped (e.g. CUDA out of memory)
-  LatencyStats compute;       // compute-only latency (ms): inputs already on the device
-  LatencyStats end_to_end;    // host -> device -> host wall time (ms)
+  std::string status = "ok";                            // "ok" | "skipped"
+  std::string reason;                                   // why skipped (e.g. CUDA out of memory)
+  LatencyStats compute;                                 // compute-only latency (ms): inputs already on the device
+  LatencyStats end_to_end;                              // host -> device -> host wall time (ms)
   double h2d_ms = 0, compute_phase_ms = 0, d2h_ms = 0;  // medians of the end-to-end phases
-  nlohmann::json profile;     // per-op table (--profile), else null
+  nlohmann::json profile;                               // per-op table (--profile), else null
 
-  /// Samples per second over the mean latency (compute-only: the figure baselines compare).
-  double throughput() const { return compute.mean > 0 ? 1000.0 * static_cast<double>(batch) / compute.mean : 0; }
+  /// Samples per second at the median latency (compute-only: the figure baselines compare); the median keeps one
+  /// slow outlier on a shared machine from reading as a regression.
+  double throughput() const { return compute.p50 > 0 ? 1000.0 * static_cast<double>(batch) / compute.p50 : 0; }
   double throughput_e2e() const {
-    return end_to_end.mean > 0 ? 1000.0 * static_cast<double>(batch) / end_to_end.mean : 0;
+    return end_to_end.p50 > 0 ? 1000.0 * static_cast<double>(batch) / end_to_end.p50 : 0;
   }
 };
 
@@ -48,7 +49,7 @@ std::string bench_csv(const BenchReport& report);
 void plot_bench(const BenchReport& report, const std::string& file, std::ostream& warn);
 /// (path, batch) pairs whose compute-only throughput is more than `threshold` below the baseline JSON's; each is
 /// printed on `out`. Throws Error(BadInput) when the baseline cannot be read.
-std::vector<std::string> compare_baseline(const BenchReport& report, const std::string& baseline_path,
-                                          double threshold, std::ostream& out);
+std::vector<std::string> compare_baseline(const BenchReport& report, const std::string& baseline_path, double threshold,
+                                          std::ostream& out);
 
 }  // namespace ie::cli

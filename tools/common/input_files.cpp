@@ -54,8 +54,8 @@ std::map<std::string, Tensor> read_named_inputs(const std::vector<std::string>& 
 
 std::map<std::string, Tensor> read_config_input(const std::vector<std::string>& files,
                                                 const std::vector<std::string>& shape_items,
-                                                const std::vector<std::string>& dtype_items,
-                                                const ModelConfig& cfg, bool* raw) {
+                                                const std::vector<std::string>& dtype_items, const ModelConfig& cfg,
+                                                bool* raw) {
   if (files.size() != 1 || files[0].find('=') != std::string::npos)
     throw Error(ErrorKind::Usage, "with --config give one --input file (raw data or the model's input)");
   auto shapes = split_named(shape_items, "--shape");

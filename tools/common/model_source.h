@@ -11,10 +11,10 @@
 namespace ie::cli {
 
 struct ModelSource {
-  std::string model;           // --model
-  std::string config;          // --config
-  std::string form = "legacy"; // --form
-  bool raw = false;            // --raw
+  std::string model;            // --model
+  std::string config;           // --config
+  std::string form = "legacy";  // --form
+  bool raw = false;             // --raw
 
   /// Adds --model, --config, --form and --raw to a tool's command line.
   void add_options(CLI::App& app);

@@ -15,7 +15,7 @@ namespace {
 // Figures derived from one step and the peaks.
 struct Row {
   const StepProfile* step;
-  double share = 0;        // % of the total
+  double share = 0;  // % of the total
   double gbps = 0, tflops = 0;
   double bw_pct = 0, flop_pct = 0;
 };
@@ -52,9 +52,7 @@ std::string shapes_text(const StepProfile& s) {
   return shape_list(s.input_shapes, " ") + " -> " + shape_list(s.output_shapes, " ");
 }
 
-std::string clip(const std::string& s, size_t width) {
-  return s.size() <= width ? s : s.substr(0, width - 3) + "...";
-}
+std::string clip(const std::string& s, size_t width) { return s.size() <= width ? s : s.substr(0, width - 3) + "..."; }
 
 std::string csv_field(const std::string& s) {
   std::string q = "\"";
@@ -71,10 +69,11 @@ std::string profile_table(const ProfileReport& r, const DevicePeaks& peaks, cons
   o << std::fixed << std::setprecision(1) << "device peaks: copy " << peaks.copy_gbps << " GB/s, " << precision
     << " matrix " << std::setprecision(2) << peaks.tflops_for(precision) << " TFLOP/s"
     << (peaks.from_cache ? " (cached " + peaks.measured_at + ")" : " (measured now)") << "\n";
-  o << std::left << std::setw(4) << "#" << std::setw(22) << "step" << std::setw(26) << "op" << std::setw(30)
-    << "covers" << std::setw(44) << "shapes" << std::right << std::setw(10) << "ms" << std::setw(7) << "%"
-    << std::setw(10) << "MB" << std::setw(10) << "GFLOP" << std::setw(9) << "GB/s" << std::setw(7) << "%bw"
-    << std::setw(9) << "TFLOP/s" << std::setw(7) << "%flop" << "\n";
+  o << std::left << std::setw(4) << "#" << std::setw(22) << "step" << std::setw(26) << "op" << std::setw(30) << "covers"
+    << std::setw(44) << "shapes" << std::right << std::setw(10) << "ms" << std::setw(7) << "%" << std::setw(10) << "MB"
+    << std::setw(10) << "GFLOP" << std::setw(9) << "GB/s" << std::setw(7) << "%bw" << std::setw(9) << "TFLOP/s"
+    << std::setw(7) << "%flop"
+    << "\n";
   for (const Row& row : rows_of(r, peaks, precision)) {
     const StepProfile& s = *row.step;
     o << std::left << std::setw(4) << s.index << std::setw(22) << clip(s.name, 21) << std::setw(26) << clip(s.op, 25)
@@ -133,9 +132,9 @@ std::string profile_csv(const ProfileReport& r, const DevicePeaks& peaks, const 
   for (const Row& row : rows_of(r, peaks, precision)) {
     const StepProfile& s = *row.step;
     o << s.index << "," << csv_field(s.name) << "," << csv_field(s.op) << "," << csv_field(join(s.covers, ";")) << ","
-      << csv_field(shape_list(s.input_shapes, ";")) << "," << csv_field(shape_list(s.output_shapes, ";")) << "," << s.median_ms << "," << s.min_ms << ","
-      << s.max_ms << "," << row.share << "," << s.bytes << "," << s.flops << "," << row.gbps << "," << row.tflops
-      << "," << row.bw_pct << "," << row.flop_pct << "\n";
+      << csv_field(shape_list(s.input_shapes, ";")) << "," << csv_field(shape_list(s.output_shapes, ";")) << ","
+      << s.median_ms << "," << s.min_ms << "," << s.max_ms << "," << row.share << "," << s.bytes << "," << s.flops
+      << "," << row.gbps << "," << row.tflops << "," << row.bw_pct << "," << row.flop_pct << "\n";
   }
   return o.str();
 }
@@ -154,8 +153,8 @@ void write_profile_files(const ProfileReport& r, const DevicePeaks& peaks, const
   }
 }
 
-nlohmann::json run_profile_pass(Session& session, const std::map<std::string, Tensor>& inputs,
-                                const Options& options, const ProfilePass& pass, std::ostream& out) {
+nlohmann::json run_profile_pass(Session& session, const std::map<std::string, Tensor>& inputs, const Options& options,
+                                const ProfilePass& pass, std::ostream& out) {
   ProfileReport report = session.profile(inputs, pass.warmup, pass.iterations);
   static std::map<std::string, DevicePeaks> known;  // per backend and device, so sweeps measure once
   const std::string key = report.backend + "|" + report.device;

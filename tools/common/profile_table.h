@@ -36,7 +36,7 @@ struct ProfilePass {
 
 /// The profile pass of a tool, separate from its headline runs: Session::profile on `inputs`, the device peaks of
 /// the session's backend (measured once per process and device), the table on `out`, the files. Returns the JSON.
-nlohmann::json run_profile_pass(Session& session, const std::map<std::string, Tensor>& inputs,
-                                const Options& options, const ProfilePass& pass, std::ostream& out);
+nlohmann::json run_profile_pass(Session& session, const std::map<std::string, Tensor>& inputs, const Options& options,
+                                const ProfilePass& pass, std::ostream& out);
 
 }  // namespace ie::cli

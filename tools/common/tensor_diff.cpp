@@ -32,7 +32,9 @@ std::vector<int64_t> unravel(int64_t index, const std::vector<int64_t>& shape) {
   return pos;
 }
 
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : "inf"); }
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : "inf");
+}
 
 }  // namespace
 

@@ -21,18 +21,18 @@ struct Tolerance {
 Tolerance default_tolerance(const std::string& precision);
 
 struct DiffStats {
-  std::string problem;           // non-empty when the tensors cannot be compared (shape or size mismatch)
+  std::string problem;  // non-empty when the tensors cannot be compared (shape or size mismatch)
   int64_t count = 0;
   double max_abs = 0;
-  int64_t max_abs_index = 0;     // flat index of max_abs
+  int64_t max_abs_index = 0;  // flat index of max_abs
   std::vector<int64_t> max_abs_position;
   double mean_abs = 0, p99_abs = 0;
-  double max_rel = 0;            // |got - ref| / max(|ref|, 1e-6)
+  double max_rel = 0;  // |got - ref| / max(|ref|, 1e-6)
   double cosine = 1;
-  double fail_percent = 0;       // elements out of tolerance, in %
+  double fail_percent = 0;            // elements out of tolerance, in %
   int64_t non_finite_mismatches = 0;  // NaN/Inf in one tensor where the other differs
-  double min_atol = 0;           // smallest atol that passes with the given rtol (inf: a non-finite mismatch)
-  double min_rtol = 0;           // smallest rtol that passes with the given atol (inf: a zero reference is off)
+  double min_atol = 0;                // smallest atol that passes with the given rtol (inf: a non-finite mismatch)
+  double min_rtol = 0;                // smallest rtol that passes with the given atol (inf: a zero reference is off)
   Tolerance tolerance;
   bool pass = false;
 };

@@ -81,8 +81,8 @@ DevicePeaks measure(Backend& backend) {
   void* src = s.alloc(copy_bytes);
   void* dst = s.alloc(copy_bytes);
   IE_CUDA_CHECK(cudaMemsetAsync(src, 1, copy_bytes, s.stream));
-  double copy_ms = s.median_ms(
-      [&] { IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, s.stream)); });
+  double copy_ms =
+      s.median_ms([&] { IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, s.stream)); });
   p.copy_gbps = 2.0 * static_cast<double>(copy_bytes) / (copy_ms * 1e6);
 
   // GEMMs: three fp32 and three fp16 n x n matrices.
@@ -121,8 +121,10 @@ DevicePeaks measure(Backend& backend) {
                                CUDA_R_16F, dim, &zero, ch, CUDA_R_16F, dim, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }));
   p.method = "cudaMemcpyAsync D2D " + std::to_string(copy_bytes >> 20) + " MiB (read+write); cuBLAS " +
-             std::to_string(n) + "^3 SGEMM pedantic / GemmEx TF32 / GemmEx FP16 (fp32 accumulate), random data; "
-             "median of " + std::to_string(kRuns) + " after " + std::to_string(kWarmup) + " warm-up";
+             std::to_string(n) +
+             "^3 SGEMM pedantic / GemmEx TF32 / GemmEx FP16 (fp32 accumulate), random data; "
+             "median of " +
+             std::to_string(kRuns) + " after " + std::to_string(kWarmup) + " warm-up";
   return p;
 }
 
