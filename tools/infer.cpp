@@ -4,6 +4,7 @@
 //         --output probs.npy
 //   infer --model any.onnx --input x.npy --output DIR          # one .npy per graph output in DIR
 //   infer --model m.onnx --input a=a.npy --input b=b.bin --shape b=4x3 --dtype b=float32 --output DIR --json
+//   infer --config configs/ssa.yaml --input x.npy --profile --profile-json ops.json   # per-op table of the first batch
 //
 // Exit codes (shared by every tool): 0 ok; 1 a check failed; 2 usage; 3 bad input/model/file; 4 CUDA failure;
 // 6 NaN or Inf in an output.
@@ -21,7 +22,9 @@
 #include "engine/io/tensor_file.h"
 #include "tools/common/batch_runner.h"
 #include "tools/common/cli.h"
+#include "tools/common/input_files.h"
 #include "tools/common/metrics.h"
+#include "tools/common/profile_table.h"
 
 namespace fs = std::filesystem;
 using ie::Error;
@@ -36,49 +39,9 @@ struct Args {
   int threads = 0;
   double min_accuracy = -1;
   bool json = false, no_fuse = false;
+  bool profile = false;
+  ie::cli::ProfilePass profile_pass;
 };
-
-// "name=value" items into a map; a bare value is keyed "" (the model's only input).
-std::map<std::string, std::string> split_named(const std::vector<std::string>& items, const char* flag) {
-  std::map<std::string, std::string> out;
-  for (auto& item : items) {
-    auto eq = item.find('=');
-    std::string key = eq == std::string::npos ? "" : item.substr(0, eq);
-    std::string value = eq == std::string::npos ? item : item.substr(eq + 1);
-    if (out.count(key)) throw Error(ErrorKind::Usage, std::string(flag) + " given twice for '" + key + "'");
-    out[key] = value;
-  }
-  return out;
-}
-
-// Reads every input file and names it after the graph input it feeds.
-std::map<std::string, ie::Tensor> read_inputs(const Args& a, const std::vector<std::string>& graph_inputs) {
-  auto files = split_named(a.inputs, "--input");
-  auto shapes = split_named(a.shapes, "--shape");
-  auto dtypes = split_named(a.dtypes, "--dtype");
-  if (files.empty()) throw Error(ErrorKind::Usage, "--input is required");
-  if (files.count("") && graph_inputs.size() != 1)
-    throw Error(ErrorKind::Usage, "the model has " + std::to_string(graph_inputs.size()) +
-                                      " inputs: name each one with --input NAME=PATH");
-  std::map<std::string, ie::Tensor> out;
-  for (auto& [key, path] : files) {
-    std::string name = key.empty() ? graph_inputs[0] : key;
-    if (std::find(graph_inputs.begin(), graph_inputs.end(), name) == graph_inputs.end())
-      throw Error(ErrorKind::Usage, "--input '" + name + "': the model has no such input");
-    std::optional<std::vector<int64_t>> shape;
-    std::optional<ie::DType> dtype;
-    for (const std::string* k : std::initializer_list<const std::string*>{&key, &name}) {
-      if (shapes.count(*k)) shape = ie::cli::parse_shape(shapes.at(*k), "--shape");
-      if (dtypes.count(*k)) dtype = ie::dtype_from_name(dtypes.at(*k));
-    }
-    out[name] = ie::read_tensor_file(path, shape, dtype);
-  }
-  for (auto& [key, v] : shapes)
-    if (!files.count(key) && !out.count(key)) throw Error(ErrorKind::Usage, "--shape '" + key + "' names no --input");
-  for (auto& [key, v] : dtypes)
-    if (!files.count(key) && !out.count(key)) throw Error(ErrorKind::Usage, "--dtype '" + key + "' names no --input");
-  return out;
-}
 
 // Output paths: a single-output model may write straight to a .npy/.csv path; otherwise `output` is a folder.
 std::vector<std::string> output_paths(const std::string& output, const std::vector<ie::TensorDecl>& outs) {
@@ -143,25 +106,13 @@ int run(const Args& a) {
   std::map<std::string, ie::Tensor> inputs;
   std::unique_ptr<ie::Engine> engine;
   if (!a.config.empty()) {
-    Args one = a;
-    if (one.inputs.size() == 1 && one.inputs[0].find('=') == std::string::npos) {
-      auto probe = split_named(a.shapes, "--shape");
-      auto dprobe = split_named(a.dtypes, "--dtype");
-      std::optional<std::vector<int64_t>> shape;
-      std::optional<ie::DType> dtype;
-      if (probe.count("")) shape = ie::cli::parse_shape(probe.at(""), "--shape");
-      if (dprobe.count("")) dtype = ie::dtype_from_name(dprobe.at(""));
-      ie::Tensor t = ie::read_tensor_file(a.inputs[0], shape, dtype);
-      bool raw = !cfg.raw_input.name.empty() && t.dtype() == cfg.raw_input.dtype;
-      inputs[raw ? cfg.raw_input.name : cfg.input.name] = t;
-      engine = std::make_unique<ie::Engine>(ie::Engine::load(cfg, opts, raw));
-    } else {
-      throw Error(ErrorKind::Usage, "with --config give one --input file (raw data or the model's input)");
-    }
+    bool raw = false;
+    inputs = ie::cli::read_config_input(a.inputs, a.shapes, a.dtypes, cfg, &raw);
+    engine = std::make_unique<ie::Engine>(ie::Engine::load(cfg, opts, raw));
   } else {
     engine = std::make_unique<ie::Engine>(ie::Engine::load(a.model, opts));
     for (auto& d : engine->inputs()) graph_inputs.push_back(d.name);
-    inputs = read_inputs(a, graph_inputs);
+    inputs = ie::cli::read_named_inputs(a.inputs, a.shapes, a.dtypes, graph_inputs);
   }
   const auto& outs = engine->outputs();
   std::vector<std::string> paths;
@@ -237,6 +188,13 @@ int run(const Args& a) {
     report["top_k_file"] = path;
     std::cout << "wrote top-" << a.top_k << " classes -> " << path << "\n";
   }
+  if (a.profile || !a.profile_pass.json_path.empty() || !a.profile_pass.csv_path.empty()) {
+    // A separate pass on the first batch, after the headline run, so timing never skews the throughput above.
+    int64_t rows = batch_size > 0 ? std::min(batch_size, run.samples) : run.samples;
+    std::map<std::string, ie::Tensor> first;
+    for (auto& [name, t] : inputs) first[name] = t.slice_rows(0, rows);
+    report["profile"] = ie::cli::run_profile_pass(session, first, opts, a.profile_pass, std::cout);
+  }
   if (a.json) std::cout << report.dump() << std::endl;
   return code;
 }
@@ -263,6 +221,12 @@ int main(int argc, char** argv) {
   app.add_option("--threads", a.threads, "CPU worker threads (0: all cores)")->check(CLI::NonNegativeNumber);
   app.add_flag("--no-fuse", a.no_fuse, "run without fusion rules");
   app.add_flag("--json", a.json, "print a JSON report as the last line of stdout");
+  app.add_flag("--profile", a.profile, "per-op timing of the first batch (separate pass after the headline run)");
+  app.add_option("--profile-json", a.profile_pass.json_path, "write the per-op profile as JSON (implies --profile)");
+  app.add_option("--profile-csv", a.profile_pass.csv_path, "write the per-op profile as CSV (implies --profile)");
+  app.add_option("--profile-iterations", a.profile_pass.iterations, "timed runs per step (median)")->check(CLI::PositiveNumber);
+  app.add_option("--profile-warmup", a.profile_pass.warmup, "untimed runs before profiling")->check(CLI::NonNegativeNumber);
+  app.add_flag("--remeasure-peaks", a.profile_pass.remeasure_peaks, "measure the device peaks again (ignore the cache)");
   IE_CLI_PARSE(app, argc, argv);
   return ie::cli::guarded_main("infer", [&] { return run(a); });
 }

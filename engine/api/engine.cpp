@@ -4,37 +4,14 @@
 #include <set>
 #include <sstream>
 
-#include "engine/backend/backend.h"
+#include "engine/api/model_config.h"
+#include "engine/api/session_impl.h"
 #include "engine/core/parallel.h"
 #include "engine/executor/executor.h"
-#include "engine/api/model_config.h"
 #include "engine/ir/preprocess.h"
 #include "engine/loader/onnx_loader.h"
 
 namespace ie {
-
-struct Engine::Impl {
-  Graph graph;
-  Options options;
-  std::string backend_name;
-  PlanOptions plan_options;
-  std::mutex backend_mutex;
-  std::shared_ptr<void> backend_shared;  // state every session's backend shares (device weights)
-
-  std::shared_ptr<Backend> new_backend() {
-    std::lock_guard<std::mutex> lock(backend_mutex);
-    return make_backend(backend_name, options, &backend_shared);
-  }
-};
-
-struct Session::Impl {
-  std::shared_ptr<const Engine::Impl> engine;
-  std::shared_ptr<Backend> backend;
-  std::map<std::string, std::unique_ptr<Plan>> plans;  // keyed by input shapes
-  Plan* current = nullptr;
-  StepObserver observer;
-  std::set<std::string> value_inputs;  // graph inputs whose values the planner needs (shape-tensor inputs)
-};
 
 namespace {
 
@@ -122,6 +99,7 @@ Session Engine::create_session() const {
   auto impl = std::make_shared<Session::Impl>();
   impl->engine = m_impl;
   impl->backend = m_impl->new_backend();
+  if (nvtx_requested()) impl->annotator = impl->backend->make_step_annotator();
   if (m_impl->options.batch > 0) {
     auto shapes = shapes_for_batch(m_impl->graph, m_impl->options.batch);
     impl->plans[plan_key(shapes, {})] = build_plan(m_impl->graph, shapes, impl->backend, m_impl->plan_options);
@@ -140,8 +118,16 @@ std::string Engine::describe(const std::map<std::string, std::vector<int64_t>>& 
   return describe_plan(*plan);
 }
 
-std::vector<Tensor> Session::run_ordered(const std::map<std::string, Tensor>& inputs) {
-  Impl& s = *m_impl;
+Session::Impl::~Impl() { free_staged(); }
+
+void Session::Impl::free_staged() {
+  for (auto& set : staged)
+    for (auto& [name, ptr] : set.device) backend->deallocate(ptr);
+  staged.clear();
+}
+
+Plan& Session::Impl::plan_for(const std::map<std::string, Tensor>& inputs) {
+  Impl& s = *this;
   set_cpu_threads(s.engine->options.threads);
   std::map<std::string, Shape> shapes;
   for (auto& [name, t] : inputs) {
@@ -185,10 +171,15 @@ std::vector<Tensor> Session::run_ordered(const std::map<std::string, Tensor>& in
     key = plan_key(shapes, bound_values());
     it = s.plans.emplace(key, std::move(plan)).first;
   }
-  Plan& plan = *it->second;
+  return *it->second;
+}
+
+std::vector<Tensor> Session::run_ordered(const std::map<std::string, Tensor>& inputs) {
+  Impl& s = *m_impl;
+  Plan& plan = s.plan_for(inputs);
   s.current = &plan;
   load_inputs(plan, inputs);
-  run_steps(plan, s.observer);
+  run_steps(plan, s.observer, s.annotator.get());
   auto outs = fetch_outputs(plan);
   s.current = nullptr;
   return outs;

@@ -140,6 +140,15 @@ struct ProfileReport {
   std::vector<StepProfile> steps;
 };
 
+/// Where one run's time went (Session::run_timed, Session::run_staged), measured with the backend's step timer
+/// (CUDA events on the session's stream on GPU backends, a steady clock on the CPU).
+struct RunTiming {
+  double load_ms = 0;     // inputs into the plan: host -> device, or device -> device for staged inputs
+  double compute_ms = 0;  // every step of the plan
+  double fetch_ms = 0;    // outputs device -> host (0 for staged runs, which fetch nothing)
+  double wall_ms = 0;     // host wall clock of the whole call
+};
+
 class Session;
 struct ModelConfig;
 class Graph;
@@ -184,6 +193,19 @@ class Session {
   /// Times every step separately (CUDA events on GPU backends, a steady clock on the CPU): `warmup` untimed runs,
   /// then `iterations` timed runs; each step's median, min and max. Timing never changes the plan.
   ProfileReport profile(const std::map<std::string, Tensor>& inputs, int warmup = 5, int iterations = 20);
+
+  /// As run_ordered(), timing its three phases (copy in, steps, copy out). For end-to-end benchmarks:
+  ///   ie::RunTiming t;  auto outs = session.run_timed(inputs, &t);  // t.load_ms, t.compute_ms, t.fetch_ms
+  std::vector<Tensor> run_timed(const std::map<std::string, Tensor>& inputs, RunTiming* timing);
+  /// Uploads an input set once into device memory kept by the session; returns its index for run_staged().
+  size_t stage_inputs(const std::map<std::string, Tensor>& inputs);
+  /// Runs the plan on a staged input set (a device-to-device copy into the plan, then the steps; no copy back):
+  /// compute-only benchmarks with the inputs already on the device. Fetch results afterwards with run() if needed.
+  RunTiming run_staged(size_t set);
+  /// Frees every staged input set.
+  void clear_staged();
+  /// Name of the device that runs this session (GPU name or CPU model).
+  std::string device_name() const;
 
   struct Impl;
   explicit Session(std::shared_ptr<Impl> impl) : m_impl(std::move(impl)) {}

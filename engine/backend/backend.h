@@ -4,8 +4,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/api/engine.h"
+#include "engine/backend/step_timer.h"
 #include "engine/registry/op_def.h"
 
 namespace ie {
@@ -29,6 +32,16 @@ class Backend {
   virtual void* kernel_state() { return nullptr; }
   /// Fallback for a node this backend has no kernel for ("" = none: planning fails).
   virtual std::string fallback() const { return ""; }
+  /// Copies between two buffers of this backend (staged benchmark inputs into the arena), in stream order.
+  virtual void copy_device(void* dst, const void* src, size_t bytes);
+  /// Times steps for Session::profile (default: a steady clock, synchronizing after each step).
+  virtual std::unique_ptr<StepTimer> make_step_timer();
+  /// Trace ranges only, around the steps of ordinary runs when IE_NVTX=1 (nullptr: this backend has none).
+  virtual std::unique_ptr<StepTimer> make_step_annotator() { return nullptr; }
+  /// The device that runs the kernels: the GPU's name, or the CPU's model name.
+  virtual std::string device_name() const;
+  /// Device and library facts for benchmark headers, in display order (name, value).
+  virtual std::vector<std::pair<std::string, std::string>> device_info() const;
 };
 
 /// `engine_slot` holds state shared by every backend made for one engine (e.g. device copies of the weights).

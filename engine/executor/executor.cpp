@@ -33,11 +33,13 @@ void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs) {
   }
 }
 
-void run_steps(Plan& plan, const StepObserver& observer) {
+void run_steps(Plan& plan, const StepObserver& observer, StepTimer* timer) {
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     Step& step = plan.steps[i];
     try {
+      if (timer) timer->start(i, step.node.name);
       step.kernel->run(step.ctx);
+      if (timer) timer->stop(i);
     } catch (const Error& e) {
       throw Error(e.kind(), "step " + std::to_string(i) + " " + step.node.label() + ": " + e.what());
     }

@@ -15,8 +15,8 @@ void check_input_names(const std::vector<TensorDecl>& declared, const std::set<s
                        const std::map<std::string, Tensor>& inputs);
 /// Copies the named inputs into the plan's arena after checking names, dtypes and shapes.
 void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs);
-/// Runs every step in order; `observer` (may be empty) is called after each.
-void run_steps(Plan& plan, const StepObserver& observer);
+/// Runs every step in order; `observer` (may be empty) is called after each, `timer` (may be null) brackets each.
+void run_steps(Plan& plan, const StepObserver& observer, StepTimer* timer = nullptr);
 /// Copies the graph outputs back to host tensors, in graph output order (synchronizing the backend first).
 std::vector<Tensor> fetch_outputs(Plan& plan);
 /// Host copy of any tensor of the plan (for Session::peek and per-layer comparison).

@@ -114,12 +114,29 @@ using InferFn = std::function<void(InferContext&)>;
 /// unsupported fused form leaves the nodes unfused). Absent: every node of the op is accepted.
 using SupportsFn = std::function<bool(const Node&)>;
 
+/// Work of one run of a node, for the profiler's achieved GB/s and TFLOP/s.
+struct OpCost {
+  double flops = 0;  // arithmetic operations (a multiply-add counts 2)
+  double bytes = 0;  // fewest bytes moved: every input read once, every output written once
+};
+/// Cost of a node from its input and output types and shapes (absent optional tensors have dtype Undefined).
+using CostFn = std::function<OpCost(const Node&, const std::vector<TensorInfo>& inputs,
+                                    const std::vector<TensorInfo>& outputs)>;
+
+/// Bytes of every present input (constants included) and output: the default cost's `bytes`.
+double io_bytes(const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs);
+/// Elements of output 0 (0 when absent): the unit of elementwise costs.
+double output_elements(const std::vector<TensorInfo>& outputs);
+/// `flops_per_element` per element of output 0, bytes = io_bytes: the cost of elementwise-like ops.
+CostFn per_element_cost(double flops_per_element);
+
 struct OpDef {
   std::string domain;       // "" = ONNX default domain
   std::string name;
   InferFn infer;
   bool foldable = true;     // may run at plan time when every input is constant
   int view_of_input = -1;   // output 0 may share the buffer of this input (Reshape, Squeeze ...)
+  CostFn cost = nullptr;    // absent: flops 0, bytes = io_bytes
 };
 
 class OpRegistry {
@@ -132,6 +149,10 @@ class OpRegistry {
   /// Whether `backend` has a kernel for the node's op that accepts this node.
   bool supports(const Node& node, const std::string& backend) const;
   const OpDef* find(const std::string& domain, const std::string& op) const;
+  /// Sets the cost function of a registered op (next to its add()); throws Error when the op is unknown.
+  void set_cost(const std::string& domain, const std::string& op, CostFn cost);
+  /// Cost of one node: its OpDef's cost function, else {0 flops, io_bytes} ({0, 0} for a view op).
+  OpCost cost(const Node& node, const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs) const;
   const KernelFactory* kernel(const std::string& domain, const std::string& op, const std::string& backend) const;
   std::vector<std::string> op_names() const;
 

@@ -95,6 +95,40 @@ const KernelFactory* OpRegistry::kernel(const std::string& domain, const std::st
   return k == it->second.end() ? nullptr : &k->second;
 }
 
+void OpRegistry::set_cost(const std::string& domain, const std::string& op, CostFn cost) {
+  auto it = m_ops.find(key_of(domain, op));
+  if (it == m_ops.end()) throw Error(ErrorKind::Usage, "cost for unknown op '" + key_of(domain, op) + "'");
+  it->second.cost = std::move(cost);
+}
+
+OpCost OpRegistry::cost(const Node& node, const std::vector<TensorInfo>& inputs,
+                        const std::vector<TensorInfo>& outputs) const {
+  const OpDef* def = find(node.domain, node.op_type);
+  if (def && def->cost) return def->cost(node, inputs, outputs);
+  if (def && def->view_of_input >= 0) return OpCost{};  // a view (Reshape, Squeeze ...) moves no data
+  return OpCost{0, io_bytes(inputs, outputs)};
+}
+
+double io_bytes(const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs) {
+  double bytes = 0;
+  for (const auto* list : {&inputs, &outputs})
+    for (auto& t : *list)
+      if (t.dtype != DType::Undefined)
+        bytes += static_cast<double>(numel_range(t.shape, 0, t.shape.size())) * dtype_size(t.dtype);
+  return bytes;
+}
+
+double output_elements(const std::vector<TensorInfo>& outputs) {
+  if (outputs.empty() || outputs[0].dtype == DType::Undefined) return 0;
+  return static_cast<double>(numel_range(outputs[0].shape, 0, outputs[0].shape.size()));
+}
+
+CostFn per_element_cost(double flops_per_element) {
+  return [flops_per_element](const Node&, const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out) {
+    return OpCost{flops_per_element * output_elements(out), io_bytes(in, out)};
+  };
+}
+
 std::vector<std::string> OpRegistry::op_names() const {
   std::vector<std::string> names;
   for (auto& [k, v] : m_ops) names.push_back(v.domain.empty() ? v.name : v.domain + "." + v.name);

@@ -32,6 +32,7 @@ struct Gelu {
 IE_REGISTER_OPS(gelu) {
   register_unary<TypeClass::Float>(
       "Gelu", [](const KernelInit& init) { return Gelu{tanh_approximation(init.node.attrs, init.node.label())}; });
+  OpRegistry::get().set_cost("", "Gelu", per_element_cost(10));  // erf or tanh, a few multiplies
 }
 
 }  // namespace ie

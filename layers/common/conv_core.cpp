@@ -17,6 +17,12 @@ Shape ConvSetup::output_shape() const {
   return s;
 }
 
+double conv_flops(const ConvSetup& s) {
+  return 2.0 * static_cast<double>(s.batch) * static_cast<double>(s.out_channels) *
+         static_cast<double>(s.conv.out_volume()) * static_cast<double>(s.in_channels / s.group) *
+         static_cast<double>(s.conv.kernel_volume());
+}
+
 ConvSetup resolve_conv(const Attributes& attrs, const Shape& x, const Shape& w, const Shape* bias,
                        const std::string& where) {
   if (x.size() < 3)

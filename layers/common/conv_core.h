@@ -22,6 +22,9 @@ struct ConvSetup {
   Shape output_shape() const;
 };
 
+/// Multiply-adds of the convolution alone (before any pool), times 2: 2 * N * Cout * out_volume * Cin/g * k_volume.
+double conv_flops(const ConvSetup& setup);
+
 /// Reads Conv's attributes for input X, weight W and optional bias (nullptr when absent) and checks that the
 /// shapes fit (channels, group, bias length); fails naming `where`.
 ConvSetup resolve_conv(const Attributes& attrs, const Shape& x, const Shape& w, const Shape* bias,

@@ -4,7 +4,14 @@
 #include <Eigen/Core>
 #include <cstdint>
 
+#include "engine/registry/op_def.h"
+
 namespace ie {
+
+/// Cost of MatMul and ie.Linear: every element of Y is a dot product over A's last dim, so 2 * M * N * K * batch.
+inline OpCost dot_product_cost(const Node&, const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out) {
+  return OpCost{2.0 * static_cast<double>(in[0].shape.back()) * output_elements(out), io_bytes(in, out)};
+}
 
 /// A is [m, k] (or [k, m] stored when trans_a), B is [k, n] (or [n, k] when trans_b); ld* are row strides.
 /// beta == 0 overwrites C without reading it. Small products skip Eigen's packing (lazyProduct).

@@ -25,10 +25,15 @@ std::unique_ptr<Kernel> make_conv_cpu(const KernelInit& init) {
   return make_conv_kernel(init, s);
 }
 
+OpCost conv_cost(const Node& node, const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out) {
+  const bool has_bias = in.size() > 2 && in[2].dtype != DType::Undefined;
+  return OpCost{conv_flops(setup_of(node, in[0], in[1], has_bias ? &in[2] : nullptr)), io_bytes(in, out)};
+}
+
 }  // namespace
 
 IE_REGISTER_OPS(conv) {
-  OpRegistry::get().add({"", "Conv", infer_conv});
+  OpRegistry::get().add({"", "Conv", infer_conv, true, -1, conv_cost});
   OpRegistry::get().add_kernel("", "Conv", "cpu", make_conv_cpu);
 }
 

@@ -50,7 +50,7 @@ std::unique_ptr<Kernel> make_clip_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(clip) {
-  OpRegistry::get().add({"", "Clip", infer_clip});
+  OpRegistry::get().add({"", "Clip", infer_clip, true, -1, per_element_cost(1)});
   OpRegistry::get().add_kernel("", "Clip", "cpu", make_clip_cpu);
 }
 

@@ -92,7 +92,7 @@ void infer_pow(InferContext& ctx) {
 }  // namespace
 
 IE_REGISTER_OPS(pow) {
-  OpRegistry::get().add({"", "Pow", infer_pow});
+  OpRegistry::get().add({"", "Pow", infer_pow, true, -1, per_element_cost(1)});
   OpRegistry::get().add_kernel("", "Pow", "cpu", make_pow_cpu);
 }
 

@@ -46,10 +46,18 @@ std::unique_ptr<Kernel> make_gemm_cpu(const KernelInit& init) {
   });
 }
 
+// 2 * M * N * K for op(A) op(B); the scaled C adds one per output element.
+OpCost gemm_cost(const Node& node, const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out) {
+  const bool has_c = in.size() > 2 && in[2].dtype != DType::Undefined;
+  GemmSetup s = resolve_gemm(node, in[0].shape, in[1].shape, has_c ? &in[2].shape : nullptr);
+  return OpCost{2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k),
+                io_bytes(in, out)};
+}
+
 }  // namespace
 
 IE_REGISTER_OPS(gemm) {
-  OpRegistry::get().add({"", "Gemm", infer_gemm});
+  OpRegistry::get().add({"", "Gemm", infer_gemm, true, -1, gemm_cost});
   OpRegistry::get().add_kernel("", "Gemm", "cpu", make_gemm_cpu);
 }
 

@@ -54,7 +54,7 @@ std::unique_ptr<Kernel> make_matmul_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(matmul) {
-  OpRegistry::get().add({"", "MatMul", infer_matmul});
+  OpRegistry::get().add({"", "MatMul", infer_matmul, true, -1, dot_product_cost});
   OpRegistry::get().add_kernel("", "MatMul", "cpu", make_matmul_cpu);
 }
 

@@ -67,9 +67,10 @@ std::unique_ptr<Kernel> make_soft_cpu(const KernelInit& init) {
 
 IE_REGISTER_OPS(softmax) {
   auto& r = OpRegistry::get();
-  r.add({"", "Softmax", infer_soft});
-  r.add({"", "LogSoftmax", infer_soft});
-  r.add({"", "Hardmax", infer_soft});
+  // max, subtract, exp, sum, divide: about 5 operations per element.
+  r.add({"", "Softmax", infer_soft, true, -1, per_element_cost(5)});
+  r.add({"", "LogSoftmax", infer_soft, true, -1, per_element_cost(5)});
+  r.add({"", "Hardmax", infer_soft, true, -1, per_element_cost(2)});
   r.add_kernel("", "Softmax", "cpu", make_soft_cpu<SoftKind::Softmax>);
   r.add_kernel("", "LogSoftmax", "cpu", make_soft_cpu<SoftKind::LogSoftmax>);
   r.add_kernel("", "Hardmax", "cpu", make_soft_cpu<SoftKind::Hardmax>);

@@ -26,6 +26,9 @@ class CpuBackend : public Backend {
   void copy_out(void* dst, const void* src, size_t bytes) override {
     if (bytes && dst != src) std::memcpy(dst, src, bytes);
   }
+  void copy_device(void* dst, const void* src, size_t bytes) override {
+    if (bytes && dst != src) std::memcpy(dst, src, bytes);
+  }
 };
 
 }  // namespace

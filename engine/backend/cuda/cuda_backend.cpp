@@ -7,6 +7,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/backend/cuda/cuda_state.h"
+#include "engine/backend/cuda/cuda_step_timer.h"
 #include "engine/core/error.h"
 
 namespace ie::cuda {
@@ -106,7 +107,14 @@ class CudaBackend : public Backend {
     IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, m_state.stream));
     IE_CUDA_CHECK(cudaStreamSynchronize(m_state.stream));
   }
+  void copy_device(void* dst, const void* src, size_t bytes) override {
+    if (bytes) IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_state.stream));
+  }
   void synchronize() override { IE_CUDA_CHECK(cudaStreamSynchronize(m_state.stream)); }
+  std::unique_ptr<StepTimer> make_step_timer() override { return make_event_step_timer(m_state.stream); }
+  std::unique_ptr<StepTimer> make_step_annotator() override { return make_nvtx_annotator(); }
+  std::string device_name() const override { return m_state.props.name; }
+  std::vector<std::pair<std::string, std::string>> device_info() const override { return cuda_device_info(m_state); }
   void* stream() override { return m_state.stream; }
   void* kernel_state() override { return &m_state; }
 

@@ -4,6 +4,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/backend/cuda/cuda_check.h"
 
@@ -22,6 +24,9 @@ struct CudaState {
 
 /// The CudaState a kernel factory receives; fails clearly when a kernel is created outside a CUDA backend.
 CudaState& state_of(void* backend_state);
+
+/// GPU name, SM count, clocks, memory, driver and CUDA/cuDNN/cuBLAS versions, for benchmark headers.
+std::vector<std::pair<std::string, std::string>> cuda_device_info(const CudaState& state);
 
 /// Number of blocks for `n` items at `threads` per block, capped for grid-stride loops.
 inline unsigned blocks_for(int64_t n, int threads) {

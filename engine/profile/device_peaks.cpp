@@ -1,0 +1,156 @@
+#include "engine/profile/device_peaks.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "engine/core/parallel.h"
+#include "engine/io/file_util.h"
+
+namespace fs = std::filesystem;
+
+namespace ie {
+
+namespace {
+
+std::map<std::string, PeakMeter>& meters() {
+  static std::map<std::string, PeakMeter> table;
+  return table;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string cache_folder() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return (fs::path(xdg) / "inferengine").string();
+  const char* home = std::getenv("HOME");
+  return (fs::path(home && *home ? home : ".") / ".cache" / "inferengine").string();
+}
+
+// Median wall time in ms of `runs` calls after `warmup` untimed ones.
+template <class Fn>
+double median_ms(int warmup, int runs, Fn&& fn) {
+  for (int i = 0; i < warmup; ++i) fn();
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+double DevicePeaks::tflops_for(const std::string& precision) const {
+  double v = precision == "tf32" ? tf32_tflops : precision == "fp16" ? fp16_tflops : fp32_tflops;
+  return v > 0 ? v : fp32_tflops;
+}
+
+std::string peaks_cache_path(const std::string& device) {
+  std::string safe = device.empty() ? "unknown" : device;
+  for (char& c : safe)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  return (fs::path(cache_folder()) / ("peaks-" + safe + ".json")).string();
+}
+
+std::string peaks_to_json(const DevicePeaks& p) {
+  nlohmann::json j = {{"device", p.device},           {"method", p.method},           {"copy_gbps", p.copy_gbps},
+                      {"fp32_tflops", p.fp32_tflops}, {"tf32_tflops", p.tf32_tflops}, {"fp16_tflops", p.fp16_tflops},
+                      {"measured_at", p.measured_at}};
+  return j.dump(2) + "\n";
+}
+
+DevicePeaks peaks_from_json(const std::string& text, const std::string& where) {
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    DevicePeaks p;
+    p.device = j.at("device").get<std::string>();
+    p.method = j.value("method", "");
+    p.copy_gbps = j.at("copy_gbps").get<double>();
+    p.fp32_tflops = j.at("fp32_tflops").get<double>();
+    p.tf32_tflops = j.value("tf32_tflops", 0.0);
+    p.fp16_tflops = j.value("fp16_tflops", 0.0);
+    p.measured_at = j.value("measured_at", "");
+    if (p.copy_gbps <= 0 || p.fp32_tflops <= 0) fail_input(where, ": peaks must be positive");
+    return p;
+  } catch (const nlohmann::json::exception& e) {
+    fail_input(where, ": not a peaks file (", e.what(), ")");
+  }
+}
+
+void register_peak_meter(const std::string& backend, PeakMeter meter) { meters()[backend] = std::move(meter); }
+
+DevicePeaks measure_cpu_peaks(Backend& backend) {
+  DevicePeaks p;
+  p.device = backend.device_name();
+  // Copy: 256 MiB, split over the worker threads like the kernels' own loops.
+  const size_t bytes = size_t(256) << 20;
+  std::vector<char> src(bytes, 1), dst(bytes, 0);
+  const int64_t chunk = int64_t(1) << 20;
+  double copy_ms = median_ms(1, 5, [&] {
+    parallel_for(static_cast<int64_t>(bytes) / chunk, 1, [&](int64_t b, int64_t e) {
+      std::memcpy(dst.data() + b * chunk, src.data() + b * chunk, static_cast<size_t>((e - b) * chunk));
+    });
+  });
+  p.copy_gbps = 2.0 * static_cast<double>(bytes) / (copy_ms * 1e6);
+  // SGEMM: Eigen's product (OpenMP threads), as the CPU kernels use it.
+  const int n = 2048;
+  Eigen::MatrixXf a = Eigen::MatrixXf::Random(n, n), b = Eigen::MatrixXf::Random(n, n), c(n, n);
+  double gemm_ms = median_ms(1, 3, [&] { c.noalias() = a * b; });
+  p.fp32_tflops = 2.0 * n * double(n) * n / (gemm_ms * 1e9);
+  p.method = "memcpy 256 MiB over " + std::to_string(cpu_threads()) + " threads; Eigen SGEMM " + std::to_string(n) +
+             "^3; median of runs after warm-up";
+  return p;
+}
+
+DevicePeaks device_peaks(Backend& backend, bool remeasure) {
+  const std::string device = backend.device_name();
+  const std::string path = peaks_cache_path(device);
+  if (!remeasure && fs::exists(path)) {
+    try {
+      std::ifstream in(path);
+      std::stringstream text;
+      text << in.rdbuf();
+      DevicePeaks p = peaks_from_json(text.str(), path);
+      if (p.device == device) {
+        p.from_cache = true;
+        return p;
+      }
+    } catch (const Error& e) {
+      std::cerr << "warning: " << e.what() << "; measuring the peaks again\n";
+    }
+  }
+  auto it = meters().find(backend.name());
+  DevicePeaks p = it != meters().end() ? it->second(backend) : measure_cpu_peaks(backend);
+  p.device = device;
+  p.measured_at = utc_now();
+  try {
+    fs::create_directories(fs::path(path).parent_path());
+    AtomicFileWriter out(path);
+    out.write(peaks_to_json(p));
+    out.commit();
+  } catch (const std::exception& e) {
+    std::cerr << "warning: cannot cache the device peaks in " << path << ": " << e.what() << "\n";
+  }
+  return p;
+}
+
+}  // namespace ie
