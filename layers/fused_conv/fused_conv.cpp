@@ -26,7 +26,7 @@ std::unique_ptr<Kernel> make_fused_conv_cpu(const KernelInit& init) {
 
 OpCost conv_cost(const Node& node, const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out) {
   const bool has_bias = in.size() > 2 && in[2].dtype != DType::Undefined;
-  return OpCost{conv_flops(setup_of(node, in[0], in[1], has_bias ? &in[2] : nullptr)), io_bytes(in, out)};
+  return OpCost{conv_flops(resolve_fused_conv(node, in[0], in[1], has_bias ? &in[2] : nullptr)), io_bytes(in, out)};
 }
 
 }  // namespace
