@@ -32,7 +32,11 @@ compute-sanitizer --tool memcheck --error-exitcode 9 "$build/bin/gpu_tests" --no
 say "memcheck exit $rc: $(grep -E 'ERROR SUMMARY' "$out/logs/gpu_tests_memcheck.log" | tail -1)"
 
 stage "ONNX node tests on cuda-reference"
-"$build/bin/onnx_node_tests" --backend cuda-reference > "$out/logs/node_tests_cuda.log" 2>&1; rc=$?
+nodes=/usr/share/libonnx-testdata/data/node
+if [[ ! -d $nodes && -f $root/.device/onnx_node.tar.gz ]]; then
+  mkdir -p /tmp/onnx_data && tar -xzf "$root/.device/onnx_node.tar.gz" -C /tmp/onnx_data && nodes=/tmp/onnx_data/node
+fi
+"$build/bin/onnx_node_tests" --data "$nodes" --backend cuda-reference > "$out/logs/node_tests_cuda.log" 2>&1; rc=$?
 say "node tests (cuda-reference) exit $rc: $(tail -1 "$out/logs/node_tests_cuda.log")"
 
 stage "model end-to-end on the GPU (infer)"
@@ -40,6 +44,15 @@ data=${FASHION_MNIST_DIR:-$root/.device/data}
 "$build/bin/infer" --config configs/convnet.yaml --backend cuda-reference --input "$data/t10k-images-idx3-ubyte.gz" \
   --labels "$data/t10k-labels-idx1-ubyte.gz" --json > "$out/logs/infer_convnet.log" 2>&1; rc=$?
 say "infer convnet exit $rc: $(grep -E 'accuracy|throughput' "$out/logs/infer_convnet.log" | tr '\n' ' ')"
+
+stage "compare cpu vs cuda-reference (per layer)"
+for m in convnet ssa; do
+  for form in legacy dynamo; do
+    "$build/bin/compare" --config configs/$m.yaml --form $form --a cpu --b cuda-reference --batch 64 --seed 7 --per-layer \
+      > "$out/logs/compare_${m}_$form.log" 2>&1
+    say "compare $m $form exit $?: $(grep -E 'PASS|FAIL' "$out/logs/compare_${m}_$form.log" | head -3 | tr '\n' ' ')"
+  done
+done
 
 if [[ -x $build/bin/bench ]]; then
   stage "bench"
