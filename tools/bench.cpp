@@ -9,6 +9,7 @@
 // Inputs are seeded random data rotated among --sets (>= 3) input sets, so caches do not flatter the figures.
 // Exit codes: 0 ok; 2 usage; 3 bad input; 4 CUDA failure; 5 slower than the baseline.
 #include <chrono>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -211,6 +212,27 @@ int run(Args& a) {
 
 }  // namespace
 
+// --replot: one plot from earlier --json files (e.g. the engine's and tools/torch_bench.py's), no new runs.
+int replot(const std::vector<std::string>& files, const std::string& plot) {
+  if (plot.empty()) throw Error(ErrorKind::Usage, "--replot needs --plot FILE");
+  ie::cli::BenchReport merged;
+  for (auto& f : files) {
+    std::ifstream in(f);
+    if (!in) throw Error(ErrorKind::BadInput, f + ": cannot be opened");
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(ErrorKind::BadInput, f + ": invalid JSON: " + e.what());
+    }
+    auto r = ie::cli::bench_from_json(j, f);
+    if (merged.name.empty()) merged = r;
+    else merged.results.insert(merged.results.end(), r.results.begin(), r.results.end());
+  }
+  ie::cli::plot_bench(merged, plot, std::cerr);
+  return std::ifstream(plot) ? 0 : static_cast<int>(ErrorKind::BadInput);
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"Latency and throughput of a model over batch sizes and backend paths"};
   Args a;
@@ -234,6 +256,9 @@ int main(int argc, char** argv) {
   app.add_option("--plot", a.plot, "plot latency and throughput against batch size (.png or .svg, needs gnuplot)");
   app.add_option("--baseline", a.baseline, "earlier --json: exit 5 when a matching throughput is slower");
   app.add_option("--threshold", a.threshold, "allowed slowdown against the baseline (default 0.10 = 10%)");
+  std::vector<std::string> replot_files;
+  app.add_option("--replot", replot_files, "draw --plot from earlier --json files instead of running");
   IE_CLI_PARSE(app, argc, argv);
+  if (!replot_files.empty()) return ie::cli::guarded_main("bench", [&] { return replot(replot_files, a.plot); });
   return ie::cli::guarded_main("bench", [&] { return run(a); });
 }

@@ -69,8 +69,13 @@ if [[ -x $build/bin/bench ]]; then
 fi
 
 stage "PyTorch on the same GPU"
-python3 tools/torch_bench.py --out "$out/logs/torch_bench.json" > "$out/logs/torch_bench.log" 2>&1
+python3 tools/torch_bench.py --out-dir "$out" > "$out/logs/torch_bench.log" 2>&1
 say "torch_bench exit $?"; grep -E "samples/s" "$out/logs/torch_bench.log" | tee -a "$summary"
 
-tar -czf "$out/results.tar.gz" -C "$out" logs $(cd "$out" && ls bench_*.json 2>/dev/null)
+# Plots are drawn where gnuplot is (here or later, elsewhere): bench --replot bench_M.json torch_M.json --plot M.svg
+for m in convnet ssa; do
+  [[ -f $out/bench_$m.json ]] && "$build/bin/bench" --replot "$out/bench_$m.json" "$out/torch_$m.json" \
+    --plot "$out/logs/bench_$m.svg" 2>> "$out/logs/plot.log"
+done
+tar -czf "$out/results.tar.gz" -C "$out" logs $(cd "$out" && ls bench_*.json torch_*.json 2>/dev/null)
 stage "done"

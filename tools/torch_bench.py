@@ -5,7 +5,10 @@ Conv net: eager fp32 (TF32 off, cuDNN autotuning on) and eager fp16 with channel
 Timing: CUDA events around each forward pass after warm-up, median of many runs, inputs rotated among three
 random (seeded) sets so the cache does not flatter. Compute only (inputs already on the device).
 
-    python3 tools/torch_bench.py --out results/torch_bench.json [--batches-convnet 1,16,...] [--batches-ssa ...]
+    python3 tools/torch_bench.py --out-dir results [--batches-convnet 1,16,...] [--batches-ssa ...]
+
+Writes torch_convnet.json and torch_ssa.json in bench's JSON form (so `bench --replot` draws them beside the
+engine's lines) and prints one line per point.
 """
 import argparse
 import json
@@ -59,12 +62,15 @@ def run(name, variant, model, shape, batches, dtype, channels_last, per_sample_u
                 inputs.append(x)
             iters = iterations_for(b, per_sample_us)
             p50, p90 = time_forward(model, inputs, warmup=5, iterations=iters)
-            rows.append({"model": name, "path": f"torch-{variant}", "batch": b, "p50_ms": p50, "p90_ms": p90,
-                         "samples_per_s": b / (p50 / 1000.0), "iterations": iters})
+            rows.append({"model": name, "path": f"torch-{variant}", "batch": b, "status": "ok",
+                         "compute_only": {"runs": iters, "p50_ms": p50, "p90_ms": p90,
+                                          "throughput_samples_per_s": b / (p50 / 1000.0)},
+                         "throughput_samples_per_s": b / (p50 / 1000.0)})
             print(f"{name:8s} torch-{variant:22s} batch {b:6d}: {p50:9.3f} ms  {b / (p50 / 1000.0):12.0f} samples/s",
                   flush=True)
         except torch.cuda.OutOfMemoryError as e:
-            rows.append({"model": name, "path": f"torch-{variant}", "batch": b, "skipped": f"out of memory: {e}"})
+            rows.append({"model": name, "path": f"torch-{variant}", "batch": b, "status": "skipped",
+                         "reason": f"out of memory: {e}"})
         finally:
             torch.cuda.empty_cache()
     return rows
@@ -72,7 +78,7 @@ def run(name, variant, model, shape, batches, dtype, channels_last, per_sample_u
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out-dir", required=True)
     ap.add_argument("--batches-convnet", default="1,16,128,1000,10000,50000")
     ap.add_argument("--batches-ssa", default="1,32,512,4096,65536")
     args = ap.parse_args()
@@ -90,11 +96,16 @@ def main():
     rows += run("convnet", "eager-fp16-channels_last", conv16, (1, 86, 86), conv_b, torch.float16, True, 1.0)
     ssa = load_model("ssa", WEIGHTS).cuda().eval()
     rows += run("ssa", "eager-fp32", ssa, (320,), ssa_b, torch.float32, False, 1.0)
-    info = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-            "cudnn": torch.backends.cudnn.version(), "time": time.strftime("%Y-%m-%d %H:%M:%S"), "results": rows}
-    with open(args.out, "w") as f:
-        json.dump(info, f, indent=1)
-    print(f"wrote {args.out}")
+    os.makedirs(args.out_dir, exist_ok=True)
+    for name in ("convnet", "ssa"):
+        info = {"tool": "torch_bench", "name": name, "model": f"weights/{name}.pt", "precision": "fp32",
+                "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+                "cudnn": torch.backends.cudnn.version(), "time": time.strftime("%Y-%m-%d %H:%M:%S"),
+                "results": [r for r in rows if r["model"] == name]}
+        path = os.path.join(args.out_dir, f"torch_{name}.json")
+        with open(path, "w") as f:
+            json.dump(info, f, indent=1)
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -121,6 +121,42 @@ nlohmann::json bench_json(const BenchReport& r) {
           {"results", results}};
 }
 
+BenchReport bench_from_json(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_object() || !j.contains("results") || !j["results"].is_array())
+    throw Error(ErrorKind::BadInput, what + ": not a bench JSON report (no 'results' list)");
+  auto stats = [](const nlohmann::json& s) {
+    LatencyStats l;
+    l.runs = s.value("runs", 0);
+    l.p50 = s.value("p50_ms", 0.0);
+    l.p90 = s.value("p90_ms", 0.0);
+    l.p99 = s.value("p99_ms", 0.0);
+    l.max = s.value("max_ms", 0.0);
+    l.min = s.value("min_ms", 0.0);
+    l.mean = s.value("mean_ms", 0.0);
+    l.cv = s.value("cv", 0.0);
+    return l;
+  };
+  BenchReport r;
+  r.model = j.value("model", "");
+  r.name = j.value("name", "");
+  r.precision = j.value("precision", "");
+  for (auto& x : j["results"]) {
+    BenchResult b;
+    b.path = x.value("path", "");
+    b.batch = x.value("batch", int64_t(0));
+    b.status = x.value("status", "ok");
+    if (b.status == "ok") {
+      if (!x.contains("compute_only")) throw Error(ErrorKind::BadInput, what + ": a result has no 'compute_only'");
+      b.compute = stats(x["compute_only"]);
+      if (x.contains("end_to_end")) b.end_to_end = stats(x["end_to_end"]);
+    } else {
+      b.reason = x.value("reason", "");
+    }
+    r.results.push_back(b);
+  }
+  return r;
+}
+
 std::string bench_csv(const BenchReport& r) {
   std::ostringstream o;
   o << "path,batch,status,compute_p50_ms,compute_p90_ms,compute_p99_ms,compute_max_ms,compute_mean_ms,compute_cv,"

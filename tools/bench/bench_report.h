@@ -43,6 +43,9 @@ std::string bench_header(const BenchReport& report, const std::string& path);
 /// One result line (with a warning line when the coefficient of variation exceeds 5%).
 std::string bench_line(const BenchResult& r);
 nlohmann::json bench_json(const BenchReport& report);
+/// Reads results back from bench_json's form (several files may be merged for one plot); throws Error(BadInput)
+/// naming `what` when the JSON is not a bench report.
+BenchReport bench_from_json(const nlohmann::json& j, const std::string& what);
 std::string bench_csv(const BenchReport& report);
 /// Latency and throughput against batch size, one line per path, through gnuplot (.png or .svg by extension).
 /// Without gnuplot, or when it fails, a warning goes to `warn` and no file is written; never throws for that.
