@@ -8,4 +8,5 @@ bash tools/build.sh
 data=/usr/share/datasets/fashion-mnist
 mkdir -p out
 ./build/bin/infer --config configs/convnet.yaml --backend auto \
-  --input "$data/t10k-images-idx3-ubyte.gz" --labels "$data/t10k-labels-idx1-ubyte.gz" --output out/convnet_probs.npy
+  --input "$data/t10k-images-idx3-ubyte.gz" --labels "$data/t10k-labels-idx1-ubyte.gz" --min-accuracy 0.89 \
+  --output out/convnet_probs.npy --top-k 3
