@@ -197,6 +197,9 @@ class Session {
   /// As run_ordered(), timing its three phases (copy in, steps, copy out). For end-to-end benchmarks:
   ///   ie::RunTiming t;  auto outs = session.run_timed(inputs, &t);  // t.load_ms, t.compute_ms, t.fetch_ms
   std::vector<Tensor> run_timed(const std::map<std::string, Tensor>& inputs, RunTiming* timing);
+  /// A zero-filled host tensor in the memory this session's backend copies fastest (page-locked on GPU
+  /// backends: copies in and out run as DMA without staging). Fill it and pass it to run().
+  Tensor allocate_host_tensor(DType dtype, std::vector<int64_t> shape);
   /// Uploads an input set once into device memory kept by the session; returns its index for run_staged().
   size_t stage_inputs(const std::map<std::string, Tensor>& inputs);
   /// Runs the plan on a staged input set (a device-to-device copy into the plan, then the steps; no copy back):

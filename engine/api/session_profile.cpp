@@ -3,6 +3,7 @@
 // a steady clock; neither touches the plan, so the timed schedule is the one ordinary runs execute.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "engine/api/session_impl.h"
 #include "engine/executor/executor.h"
@@ -116,6 +117,14 @@ std::vector<Tensor> Session::run_timed(const std::map<std::string, Tensor>& inpu
     *timing = RunTiming{ms.at(0), ms.at(1), ms.at(2), ms_since(start)};
   }
   return outs;
+}
+
+Tensor Session::allocate_host_tensor(DType dtype, std::vector<int64_t> shape) {
+  Tensor probe(dtype, {0});  // validates the dtype
+  size_t bytes = static_cast<size_t>(checked_numel(shape, "host tensor")) * dtype_size(dtype);
+  std::shared_ptr<void> buffer = m_impl->backend->allocate_host(bytes);
+  std::memset(buffer.get(), 0, bytes);
+  return Tensor(dtype, std::move(shape), std::move(buffer));
 }
 
 size_t Session::stage_inputs(const std::map<std::string, Tensor>& inputs) {

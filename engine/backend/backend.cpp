@@ -1,6 +1,7 @@
 // Defaults of the Backend interface that suit host backends.
 #include "engine/backend/backend.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -20,6 +21,13 @@ std::string cpu_model_name() {
   return "unknown CPU";
 }
 }  // namespace
+
+std::shared_ptr<void> Backend::allocate_host(size_t bytes) {
+  size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!p) fail_input("cannot allocate ", bytes, " bytes of host memory");
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
 
 void Backend::copy_device(void*, const void*, size_t) {
   fail(ErrorKind::Usage, "backend '", name(), "' cannot copy between its own buffers");

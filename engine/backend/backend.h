@@ -23,6 +23,8 @@ class Backend {
   /// Pointer to a constant tensor's data in this backend's memory (uploaded once and cached by the backend).
   virtual const void* constant_data(const Tensor& constant) = 0;
   virtual void copy_in(void* dst, const void* host_src, size_t bytes) = 0;
+  /// Host memory the backend copies fastest (page-locked on GPU backends), freed with the returned pointer.
+  virtual std::shared_ptr<void> allocate_host(size_t bytes);
   virtual void copy_out(void* host_dst, const void* src, size_t bytes) = 0;
   /// Waits until all work issued so far has finished.
   virtual void synchronize() {}

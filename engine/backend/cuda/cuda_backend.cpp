@@ -7,6 +7,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/backend/cuda/cuda_state.h"
+#include "engine/backend/cuda/pinned_stager.h"
 #include "engine/backend/cuda/cuda_step_timer.h"
 #include "engine/core/error.h"
 
@@ -72,9 +73,10 @@ class CudaBackend : public Backend {
     IE_CUDA_CHECK(cudnnSetStream(m_state.cudnn, m_state.stream));
     m_state.precision = options.precision;
     IE_CUDA_CHECK(cublasSetMathMode(m_state.cublas, m_state.tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
+    m_stager = std::make_unique<PinnedStager>(m_state.stream);
   }
   ~CudaBackend() override {
-    if (m_staging) cudaFreeHost(m_staging);
+    m_stager.reset();
     if (m_state.cudnn) cudnnDestroy(m_state.cudnn);
     if (m_state.cublaslt) cublasLtDestroy(m_state.cublaslt);
     if (m_state.cublas) cublasDestroy(m_state.cublas);
@@ -88,24 +90,12 @@ class CudaBackend : public Backend {
   }
   void deallocate(void* p) override { cudaFree(p); }
   const void* constant_data(const Tensor& t) override { return m_constants->get(t); }
-  void copy_in(void* dst, const void* src, size_t bytes) override {
-    if (!bytes) return;
-    // Pageable host memory goes through a pinned staging buffer so the copy is a true async DMA.
-    cudaPointerAttributes attr{};
-    if (cudaPointerGetAttributes(&attr, src) == cudaSuccess && attr.type == cudaMemoryTypeHost) {
-      IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, m_state.stream));
-      return;
-    }
-    cudaGetLastError();
-    IE_CUDA_CHECK(cudaStreamSynchronize(m_state.stream));  // the staging buffer may still be in use
-    reserve_staging(bytes);
-    std::memcpy(m_staging, src, bytes);
-    IE_CUDA_CHECK(cudaMemcpyAsync(dst, m_staging, bytes, cudaMemcpyHostToDevice, m_state.stream));
-  }
-  void copy_out(void* dst, const void* src, size_t bytes) override {
-    if (!bytes) return;
-    IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, m_state.stream));
-    IE_CUDA_CHECK(cudaStreamSynchronize(m_state.stream));
+  void copy_in(void* dst, const void* src, size_t bytes) override { m_stager->to_device(dst, src, bytes); }
+  void copy_out(void* dst, const void* src, size_t bytes) override { m_stager->to_host(dst, src, bytes); }
+  std::shared_ptr<void> allocate_host(size_t bytes) override {
+    void* p = nullptr;
+    IE_CUDA_CHECK(cudaMallocHost(&p, bytes ? bytes : 1));
+    return std::shared_ptr<void>(p, [](void* q) { cudaFreeHost(q); });
   }
   void copy_device(void* dst, const void* src, size_t bytes) override {
     if (bytes) IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_state.stream));
@@ -119,19 +109,10 @@ class CudaBackend : public Backend {
   void* kernel_state() override { return &m_state; }
 
  private:
-  void reserve_staging(size_t bytes) {
-    if (bytes <= m_staging_bytes) return;
-    if (m_staging) cudaFreeHost(m_staging);
-    m_staging = nullptr;
-    IE_CUDA_CHECK(cudaMallocHost(&m_staging, bytes));
-    m_staging_bytes = bytes;
-  }
-
   std::string m_name;
   CudaState m_state;
   std::shared_ptr<DeviceConstants> m_constants;
-  void* m_staging = nullptr;
-  size_t m_staging_bytes = 0;
+  std::unique_ptr<PinnedStager> m_stager;
 };
 
 std::shared_ptr<DeviceConstants> shared_constants(std::shared_ptr<void>* engine_slot) {
