@@ -209,20 +209,27 @@ void plot_bench(const BenchReport& r, const std::string& file, std::ostream& war
     fs::path data = dir / ("path" + std::to_string(i) + ".dat");
     std::ofstream d(data);
     d << std::setprecision(9);
+    bool has_e2e = false;  // reports merged from other tools (e.g. PyTorch) may carry compute-only figures
     for (auto& x : r.results)
-      if (x.path == paths[i] && x.status == "ok")
+      if (x.path == paths[i] && x.status == "ok") {
         d << x.batch << " " << x.compute.p50 << " " << x.throughput() << " " << x.throughput_e2e() << "\n";
+        has_e2e |= x.throughput_e2e() > 0;
+      }
     std::string sep = i ? ", " : "";
     lat << sep << quoted(data.string()) << " using 1:2 with linespoints title " << quoted(paths[i]);
-    thr << sep << quoted(data.string()) << " using 1:3 with linespoints title " << quoted(paths[i] + " compute") << ", "
-        << quoted(data.string()) << " using 1:4 with linespoints dashtype 2 title " << quoted(paths[i] + " end-to-end");
+    thr << sep << quoted(data.string()) << " using 1:3 with linespoints title " << quoted(paths[i] + " compute");
+    if (has_e2e)
+      thr << ", " << quoted(data.string()) << " using 1:4 with linespoints dashtype 2 title "
+          << quoted(paths[i] + " end-to-end");
   }
   fs::path script = dir / "plot.gp";
   {
     std::ofstream g(script);
     g << (ext == ".svg" ? "set terminal svg size 1200,500 dynamic\n" : "set terminal pngcairo size 1200,500\n");
     g << "set output " << quoted(file) << "\n";
-    g << "set multiplot layout 1,2 title " << quoted(r.name + " (" + r.precision + ", " + r.git_revision + ")")
+    g << "set termoption noenhanced\n";  // names like channels_last are plain text, not subscripts
+    std::string revision = r.git_revision.empty() ? "" : ", " + r.git_revision;
+    g << "set multiplot layout 1,2 title " << quoted(r.name + " (" + r.precision + revision + ")")
       << "\nset logscale x 10\nset logscale y 10\nset grid\nset key left top\nset xlabel 'batch size'\n";
     g << "set ylabel 'p50 latency (ms)'\nset title 'compute-only latency'\nplot " << lat.str() << "\n";
     g << "set ylabel 'samples/s'\nset title 'throughput'\nplot " << thr.str() << "\nunset multiplot\n";
