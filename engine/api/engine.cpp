@@ -80,6 +80,11 @@ Engine Engine::from_graph(Graph graph, const Options& options) {
   impl->backend_name = resolve_backend_name(options.backend);
   impl->plan_options.disabled_fusions = disabled_fusions(options);
   impl->plan_options.precision = options.precision;
+  // Precisions each backend implements; anything else is refused rather than silently run in fp32.
+  if (impl->backend_name == "cpu" && options.precision != "fp32")
+    fail(ErrorKind::Usage, "precision '", options.precision, "' applies to GPU backends; the cpu backend computes in fp32");
+  if (impl->backend_name == "cuda-reference" && options.precision == "fp16")
+    fail(ErrorKind::Usage, "precision 'fp16' is not supported by the cuda-reference path (fp32 or tf32)");
   std::string reason;
   if (!backend_available(impl->backend_name, &reason))
     fail(impl->backend_name == "cpu" ? ErrorKind::Usage : ErrorKind::Device, "backend '", impl->backend_name,

@@ -82,6 +82,7 @@ expect 2 "The following argument was not expected" -- "$bin" --model weights/ssa
 expect 2 "needs both" -- "$bin" --model weights/ssa.onnx --input "$data/convnet_raw_7x28x28.u8"
 expect 2 "no such input" -- "$bin" --model weights/ssa.onnx --input "y=$ref/ssa_input.npy"
 expect 2 "backend" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --backend tpu
+expect 2 "applies to GPU backends" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --backend cpu --precision tf32
 expect 2 "--min-accuracy needs --labels" -- "$bin" --model weights/convnet.onnx --input "$ref/convnet_input.npy" --min-accuracy 0.5
 
 # --- bad input: exit 3, and no output file left behind ------------------------------------------
