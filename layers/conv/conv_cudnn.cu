@@ -23,7 +23,9 @@ using cuda::ConvDesc;
 using cuda::FilterDesc;
 using cuda::TensorDesc;
 
-constexpr size_t kMaxAlgoWorkspace = size_t(256) << 20;
+// Workspace an algorithm may use: as much as PyTorch's autotuner would give it, within reason (the arena holds
+// it, so it is paid for once per plan).
+constexpr size_t kMaxAlgoWorkspace = size_t(2) << 30;
 constexpr size_t kAlign = 256;
 
 size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
