@@ -1,6 +1,6 @@
 // Public interface of the inference engine: load an ONNX model, create sessions, run them on named tensors.
 //
-//   ie::Options opts;                       // backend "auto" | "cpu" | "cuda", precision, threads
+//   ie::Options opts;                       // backend "auto" | "cpu" | "cuda-reference", precision, threads
 //   ie::Engine engine = ie::Engine::load("weights/convnet.onnx", opts);
 //   ie::Session session = engine.create_session();   // one per thread
 //   ie::Tensor x(ie::DType::Float32, {8, 1, 86, 86});
@@ -92,7 +92,7 @@ class Tensor {
 std::string shape_to_string(const std::vector<int64_t>& shape);
 
 struct Options {
-  std::string backend = "auto";    // "cpu", "cuda" (fused kernels), "cuda-reference" (cuDNN/cuBLAS), "auto"
+  std::string backend = "auto";    // "cpu", "cuda-reference" (cuDNN/cuBLAS), "cuda" (fused kernels, once built), "auto"
   std::string precision = "fp32";  // "fp32", "tf32", "fp16" (GPU paths only)
   int threads = 0;                 // CPU worker threads; 0 = all cores
   int64_t batch = 0;               // batch size to pre-plan for (0: plan on first run)
