@@ -93,6 +93,9 @@ struct KernelInit {
   std::string precision = "fp32";
   void* backend_state = nullptr;          // backend-specific handles (cuDNN/cuBLAS) for its kernels
 
+  /// True when optional input i is given (present in the node and not named "").
+  bool has_input(size_t i) const { return i < inputs.size() && inputs[i].dtype != DType::Undefined; }
+
   template <class... Args>
   [[noreturn]] void fail(const Args&... args) const {
     fail_input(node.label(), ": ", args...);

@@ -87,7 +87,7 @@ template void conv_forward<double>(const ConvSetup&, const double*, const double
 std::unique_ptr<Kernel> make_conv_kernel(const KernelInit& init, const ConvSetup& setup) {
   const DType t = init.inputs[0].dtype;
   if (!is_float(t)) return nullptr;
-  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  const bool has_bias = init.has_input(2);
   for (size_t i = 1; i < (has_bias ? 3u : 2u); ++i)
     if (init.inputs[i].dtype != t)
       init.fail("input ", i, " is ", dtype_name(init.inputs[i].dtype), " but X is ", dtype_name(t));

@@ -20,7 +20,7 @@ void infer_conv(InferContext& ctx) {
 }
 
 std::unique_ptr<Kernel> make_conv_cpu(const KernelInit& init) {
-  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  const bool has_bias = init.has_input(2);
   ConvSetup s = setup_of(init.node, init.inputs[0], init.inputs[1], has_bias ? &init.inputs[2] : nullptr);
   return make_conv_kernel(init, s);
 }

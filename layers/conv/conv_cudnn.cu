@@ -66,7 +66,7 @@ class CudnnConvKernel : public Kernel {
   CudnnConvKernel(const KernelInit& init, const ConvSetup& s) : m_relu(s.activation == Activation::Relu) {
     cuda::CudaState& st = cuda::state_of(init.backend_state);
     m_handle = st.cudnn;
-    m_has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+    m_has_bias = init.has_input(2);
     const Window& g = s.conv;  // 2-D problems use dims 1 and 2 of the promoted window (dim 0 is a unit dim)
     int64_t in_h = g.in[1], in_w = g.in[2];
     int64_t pad[2] = {g.pad_begin[1], g.pad_begin[2]};
@@ -169,7 +169,7 @@ class CudnnConvKernel : public Kernel {
 };
 
 std::unique_ptr<Kernel> make_conv_cuda(const KernelInit& init) {
-  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  const bool has_bias = init.has_input(2);
   ConvSetup s = resolve_conv(init.node.attrs, init.inputs[0].shape, init.inputs[1].shape,
                              has_bias ? &init.inputs[2].shape : nullptr, init.node.label());
   return make_cudnn_conv(init, s);

@@ -19,7 +19,7 @@ void infer_fused_conv(InferContext& ctx) {
 }
 
 std::unique_ptr<Kernel> make_fused_conv_cpu(const KernelInit& init) {
-  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  const bool has_bias = init.has_input(2);
   ConvSetup s = resolve_fused_conv(init.node, init.inputs[0], init.inputs[1], has_bias ? &init.inputs[2] : nullptr);
   return make_conv_kernel(init, s);
 }

@@ -14,7 +14,7 @@ bool fused_conv_cuda_supports(const Node& node) {
 }
 
 std::unique_ptr<Kernel> make_fused_conv_cuda(const KernelInit& init) {
-  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  const bool has_bias = init.has_input(2);
   ConvSetup s = resolve_fused_conv(init.node, init.inputs[0], init.inputs[1], has_bias ? &init.inputs[2] : nullptr);
   return make_cudnn_conv(init, s);
 }

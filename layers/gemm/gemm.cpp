@@ -20,7 +20,7 @@ void infer_gemm(InferContext& ctx) {
 }
 
 std::unique_ptr<Kernel> make_gemm_cpu(const KernelInit& init) {
-  const bool has_c = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  const bool has_c = init.has_input(2);
   GemmSetup s = resolve_gemm(init.node, init.inputs[0].shape, init.inputs[1].shape,
                              has_c ? &init.inputs[2].shape : nullptr);
   if (!is_float(init.inputs[0].dtype)) return nullptr;

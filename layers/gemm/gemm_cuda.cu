@@ -61,7 +61,7 @@ class LtGemmKernel : public Kernel {
 };
 
 std::unique_ptr<Kernel> make_gemm_cuda(const KernelInit& init) {
-  const bool has_c = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  const bool has_c = init.has_input(2);
   GemmSetup s =
       resolve_gemm(init.node, init.inputs[0].shape, init.inputs[1].shape, has_c ? &init.inputs[2].shape : nullptr);
   for (const TensorInfo& t : init.inputs)

@@ -159,7 +159,7 @@ void launch_layer_norm(const T* x, const T* scale, const T* bias, T* y, const No
 std::unique_ptr<Kernel> make_layer_norm(const KernelInit& init) {
   const LayerNormSetup s = resolve_layer_norm(init.node, init.inputs[0].shape, nullptr);
   const DType t = init.inputs[0].dtype;
-  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  const bool has_bias = init.has_input(2);
   auto fits = [&](size_t i) {
     return init.inputs[i].dtype == t && numel_range(init.inputs[i].shape, 0, init.inputs[i].shape.size()) == s.n;
   };

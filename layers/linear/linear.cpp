@@ -22,7 +22,7 @@ void infer_linear(InferContext& ctx) {
 }
 
 std::unique_ptr<Kernel> make_linear_cpu(const KernelInit& init) {
-  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  const bool has_bias = init.has_input(2);
   LinearSetup s = resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape,
                                  has_bias ? &init.inputs[2].shape : nullptr);
   if (!is_float(init.inputs[0].dtype)) return nullptr;

@@ -43,7 +43,7 @@ class LtLinearKernel : public Kernel {
 
 std::unique_ptr<Kernel> make_linear_cuda(const KernelInit& init) {
   if (!linear_cuda_supports(init.node)) return nullptr;
-  const bool has_bias = init.inputs.size() > 2 && init.inputs[2].dtype != DType::Undefined;
+  const bool has_bias = init.has_input(2);
   LinearSetup s = resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape,
                                  has_bias ? &init.inputs[2].shape : nullptr);
   for (const TensorInfo& t : init.inputs)
