@@ -13,6 +13,8 @@ cd "$root"
 cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
 export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PYTHONUNBUFFERED=1
+# The GPU machine's Python with PyTorch (not the project's tools/python_env.sh, which serves the CPU-side tests).
+torch_python=${TORCH_PYTHON:-/opt/torch/.venv/bin/python3}
 summary=$out/summary.txt
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -69,7 +71,7 @@ if [[ -x $build/bin/bench ]]; then
 fi
 
 stage "PyTorch on the same GPU"
-python3 tools/torch_bench.py --out-dir "$out" > "$out/logs/torch_bench.log" 2>&1
+"$torch_python" tools/torch_bench.py --out-dir "$out" > "$out/logs/torch_bench.log" 2>&1
 say "torch_bench exit $?"; grep -E "samples/s" "$out/logs/torch_bench.log" | tee -a "$summary"
 
 # Plots are drawn where gnuplot is (here or later, elsewhere): bench --replot bench_M.json torch_M.json --plot M.svg

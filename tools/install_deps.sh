@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the engine builds and tests with. Safe to run again.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 packages=(
   cmake g++ make pkg-config
   libeigen3-dev doctest-dev libyaml-cpp-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
-  dataset-fashion-mnist gnuplot-nox python3-numpy
+  dataset-fashion-mnist gnuplot-nox python3 python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -17,4 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+# The scripts and tests run the interpreter tools/python_env.sh names; prove it has what they import.
+source tools/python_env.sh
+"$IE_PYTHON" -c "import json, numpy" || { echo "error: $IE_PYTHON cannot import numpy after the install" >&2; exit 1; }
 echo "dependencies installed"

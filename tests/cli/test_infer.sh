@@ -9,6 +9,8 @@ ref=$src/weights/reference
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
+# shellcheck source=../../tools/python_env.sh
+source "$src/tools/python_env.sh"
 
 # expect CODE NEEDLE -- command...: the exit code must be CODE and stdout+stderr must contain NEEDLE.
 expect() {
@@ -27,7 +29,7 @@ expect() {
 }
 
 # json_get FILE KEY: value of a top-level key of the JSON object on the last line of FILE.
-json_get() { tail -1 "$1" | python3 -c "import json,sys; v=json.load(sys.stdin)$2; print(v)"; }
+json_get() { tail -1 "$1" | "$IE_PYTHON" -c "import json,sys; v=json.load(sys.stdin)$2; print(v)"; }
 
 check() {
   if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; failures=$((failures + 1)); fi

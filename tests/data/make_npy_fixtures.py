@@ -2,7 +2,7 @@
 """Writes the small .npy fixtures read by tests/io/test_npy.cpp into tests/data/npy/.
 
 Element i (in C order) of every typed fixture is value(i) below; the C++ test recomputes the same formula.
-Run again after changing it: python3 tests/data/make_npy_fixtures.py
+Run again after changing it: /usr/bin/python3 tests/data/make_npy_fixtures.py
 """
 import os
 

@@ -9,6 +9,8 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export XDG_CACHE_HOME="$WORK/cache"   # device peaks are measured into a private cache
 failures=0
+# shellcheck source=../../tools/python_env.sh
+source "$SRC/tools/python_env.sh"
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # expect CODE DESCRIPTION COMMAND...: runs the command, checks its exit code, keeps its output in $WORK/out.txt.
@@ -25,7 +27,7 @@ expect() {
   fi
 }
 json_check() {  # json_check FILE PYTHON-EXPRESSION-ON-d
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" || fail "$1: $2"
+  "$IE_PYTHON" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" || fail "$1: $2"
 }
 
 SSA="$SRC/configs/ssa.yaml"
@@ -39,7 +41,7 @@ grep -q "per-op profile" "$WORK/out.txt" || fail "infer --profile printed no tab
 json_check "$WORK/prof.json" "len(d['steps']) > 0 and all(s['median_ms'] > 0 for s in d['steps'])"
 json_check "$WORK/prof.json" "d['peaks']['copy_gbps'] > 0 and d['steps'][0]['input_shapes'][0][0] == 4"
 json_check "$WORK/prof.json" "any(s['flops'] > 0 and s['achieved_tflops'] > 0 for s in d['steps'])"
-[ "$(wc -l <"$WORK/prof.csv")" -eq "$(python3 -c "import json; print(len(json.load(open('$WORK/prof.json'))['steps']) + 1)")" ] ||
+[ "$(wc -l <"$WORK/prof.csv")" -eq "$("$IE_PYTHON" -c "import json; print(len(json.load(open('$WORK/prof.json'))['steps']) + 1)")" ] ||
   fail "profile CSV does not have one line per step plus a header"
 ls "$XDG_CACHE_HOME"/inferengine/peaks-*.json >/dev/null 2>&1 || fail "device peaks were not cached"
 
@@ -56,7 +58,7 @@ grep -q "top-1 agreement 100" "$WORK/out.txt" || fail "convnet compare has no to
 # A golden folder written by infer passes; perturbed, it fails with exit 1.
 expect 0 "infer writes golden outputs" "$BIN/infer" --config "$SSA" --input "$X" --backend cpu --output "$WORK/golden"
 expect 0 "compare golden vs cpu" "$BIN/compare" --config "$SSA" --input "$X" --a "$WORK/golden" --b cpu
-python3 - "$WORK/golden" <<'PY'
+"$IE_PYTHON" - "$WORK/golden" <<'PY'
 import sys, numpy as np
 p = sys.argv[1] + "/recon.npy"
 a = np.load(p)
@@ -84,7 +86,7 @@ if command -v gnuplot >/dev/null; then
 else
   grep -q "gnuplot is not installed" "$WORK/out.txt" || fail "bench --plot without gnuplot gave no warning"
 fi
-python3 - "$WORK/bench.json" "$WORK/fast.json" <<'PY'
+"$IE_PYTHON" - "$WORK/bench.json" "$WORK/fast.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for r in d["results"]:
