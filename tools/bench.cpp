@@ -183,7 +183,7 @@ int run(Args& a) {
   for (auto& p : paths) {
     ie::Options opts;
     opts.backend = p;
-    opts.precision = a.precision;
+    opts.precision = ie::precision_from_name(a.precision);
     opts.threads = a.threads;
     opts.fuse = !a.no_fuse;
     ie::Engine engine = a.source.load(opts);
@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
   a.source.add_options(app);  // the config's name picks the default batch sizes
   app.add_option("--paths", a.paths, "comma-separated backends: cpu, cuda-reference, cuda, auto");
   app.add_option("--batches", a.batches, "comma-separated batch sizes (default by model)");
-  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16")->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
+  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
   auto* warm_n = app.add_option("--warmup", a.warmup, "untimed runs before timing")->check(CLI::NonNegativeNumber);
   app.add_option("--warmup-ms", a.warmup_ms, "untimed warm-up time (default 200 ms)")->excludes(warm_n);
   auto* iters = app.add_option("--iterations", a.iterations, "timed runs per mode")->check(CLI::PositiveNumber);

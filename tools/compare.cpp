@@ -62,7 +62,7 @@ struct PathRun {
 ie::Options options_for(const Args& a, const std::string& backend) {
   ie::Options o;
   o.backend = backend;
-  o.precision = a.precision;
+  o.precision = ie::precision_from_name(a.precision);
   o.threads = a.threads;
   o.fuse = !a.no_fuse;
   return o;
@@ -231,7 +231,7 @@ int run(Args& a) {
                                         "folder of golden .npy files");
   if (!a_engine && !b_engine) throw Error(ErrorKind::Usage, "at least one of --a/--b must be a backend");
   if (a.runs < 1) throw Error(ErrorKind::Usage, "--runs must be >= 1");
-  const ie::cli::Tolerance base = ie::cli::default_tolerance(a.precision);
+  const ie::cli::Tolerance base = ie::cli::default_tolerance(ie::precision_from_name(a.precision));
   const auto atol = parse_tolerances(a.atol, "--atol"), rtol = parse_tolerances(a.rtol, "--rtol");
 
   // Inputs: files, or seeded random data of the declared dtypes.
@@ -334,8 +334,8 @@ int main(int argc, char** argv) {
   app.add_option("--batch", a.batch, "batch size of the random inputs")->check(CLI::PositiveNumber);
   app.add_option("--a", a.a, "reference path: cpu | cuda-reference | cuda | auto | golden folder");
   app.add_option("--b", a.b, "path checked against --a")->required();
-  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 (GPU paths; sets the default tolerances)")
-      ->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
+  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16 (GPU paths; sets the default tolerances)")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
   app.add_option("--atol", a.atol, "absolute tolerance: V for every output or NAME=V");
   app.add_option("--rtol", a.rtol, "relative tolerance: V for every output or NAME=V");
   app.add_option("--labels", a.labels, "labels file: accuracy of both paths (classification configs)");

@@ -82,7 +82,7 @@ int run(const Args& a) {
   if (!a.model.empty() && a.form != "legacy") throw Error(ErrorKind::Usage, "--form applies to --config only");
   ie::Options opts;
   opts.backend = a.backend;
-  opts.precision = a.precision;
+  opts.precision = ie::precision_from_name(a.precision);
   opts.threads = a.threads;
   opts.fuse = !a.no_fuse;
   std::string backend = ie::resolve_backend_name(a.backend);
@@ -216,7 +216,7 @@ int main(int argc, char** argv) {
   app.add_option("--target", a.target, "target file: print the MSE of the first output against it");
   app.add_option("--top-k", a.top_k, "write the k best classes per sample as CSV beside the output")->check(CLI::PositiveNumber);
   app.add_option("--backend", a.backend, "cpu | cuda | cuda-reference | auto")->check(CLI::IsMember({"cpu", "cuda", "cuda-reference", "auto"}));
-  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16")->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
+  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
   app.add_option("--batch-size,-b", a.batch_size, "samples per batch (default: the config's, else all)")->check(CLI::PositiveNumber);
   app.add_option("--threads", a.threads, "CPU worker threads (0: all cores)")->check(CLI::NonNegativeNumber);
   app.add_flag("--no-fuse", a.no_fuse, "run without fusion rules");

@@ -40,8 +40,6 @@ std::string plan_key(const std::map<std::string, Shape>& shapes, const BoundValu
 }
 
 void check_options(const Options& o) {
-  if (o.precision != "fp32" && o.precision != "tf32" && o.precision != "fp16")
-    fail(ErrorKind::Usage, "unknown precision '", o.precision, "' (expected fp32, tf32 or fp16)");
   if (o.threads < 0) fail(ErrorKind::Usage, "threads must be >= 0, got ", o.threads);
   if (o.batch < 0) fail(ErrorKind::Usage, "batch must be >= 0, got ", o.batch);
 }
@@ -80,11 +78,9 @@ Engine Engine::from_graph(Graph graph, const Options& options) {
   impl->backend_name = resolve_backend_name(options.backend);
   impl->plan_options.disabled_fusions = disabled_fusions(options);
   impl->plan_options.precision = options.precision;
-  // Precisions each backend implements; anything else is refused rather than silently run in fp32.
-  if (impl->backend_name == "cpu" && options.precision != "fp32")
-    fail(ErrorKind::Usage, "precision '", options.precision, "' applies to GPU backends; the cpu backend computes in fp32");
-  if (impl->backend_name == "cuda-reference" && options.precision == "fp16")
-    fail(ErrorKind::Usage, "precision 'fp16' is not supported by the cuda-reference path (fp32 or tf32)");
+  impl->plan_options.store = std::make_shared<ConstantStore>();
+  // Each backend declares the modes it implements; anything else is refused rather than silently run in fp32.
+  check_precision(impl->backend_name, options.precision);
   std::string reason;
   if (!backend_available(impl->backend_name, &reason))
     fail(impl->backend_name == "cpu" ? ErrorKind::Usage : ErrorKind::Device, "backend '", impl->backend_name,

@@ -15,85 +15,19 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "engine/core/dtype.h"
+#include "engine/core/exception.h"
+#include "engine/core/precision.h"
+#include "engine/core/tensor.h"
+
 namespace ie {
-
-/// Element types; the numbers are ONNX's TensorProto.DataType codes.
-enum class DType : int {
-  Undefined = 0, Float32 = 1, UInt8 = 2, Int8 = 3, UInt16 = 4, Int16 = 5, Int32 = 6, Int64 = 7,
-  String = 8, Bool = 9, Float16 = 10, Float64 = 11, UInt32 = 12, UInt64 = 13, BFloat16 = 16,
-};
-
-/// Bytes per element (0 for Undefined and String).
-size_t dtype_size(DType dtype);
-/// Short lower-case name, e.g. "float32".
-const char* dtype_name(DType dtype);
-/// Parses a name as printed by dtype_name (also "float", "half", "double"); throws Error on an unknown name.
-DType dtype_from_name(const std::string& name);
-
-/// What went wrong, mapped one-to-one onto the tools' exit codes.
-enum class ErrorKind : int {
-  CheckFailed = 1,   // a result check (accuracy, tolerance) failed
-  Usage = 2,         // the caller asked for something impossible
-  BadInput = 3,      // bad model, input tensor or file format
-  Device = 4,        // CUDA, cuDNN or cuBLAS failure
-  Regression = 5,    // benchmark slower than its baseline
-  NonFinite = 6,     // NaN or Inf in an output
-};
-
-class Error : public std::runtime_error {
- public:
-  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), m_kind(kind) {}
-  ErrorKind kind() const { return m_kind; }
-  int exit_code() const { return static_cast<int>(m_kind); }
-
- private:
-  ErrorKind m_kind;
-};
-
-/// A dense, C-ordered host tensor. Copies share the buffer (like a shared_ptr); use clone() for a deep copy.
-class Tensor {
- public:
-  Tensor() = default;
-  /// Allocates a zero-filled buffer; throws Error(BadInput) when the element count overflows.
-  Tensor(DType dtype, std::vector<int64_t> shape);
-  /// Wraps an existing buffer of at least numel * dtype_size bytes; the shared_ptr keeps it alive.
-  Tensor(DType dtype, std::vector<int64_t> shape, std::shared_ptr<void> buffer);
-
-  DType dtype() const { return m_dtype; }
-  const std::vector<int64_t>& shape() const { return m_shape; }
-  int64_t dim(size_t i) const { return m_shape.at(i); }
-  size_t rank() const { return m_shape.size(); }
-  int64_t numel() const;
-  size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(m_dtype); }
-  bool empty() const { return !m_buffer; }
-
-  void* data() { return m_buffer.get(); }
-  const void* data() const { return m_buffer.get(); }
-  template <class T> T* data_as() { return static_cast<T*>(data()); }
-  template <class T> const T* data_as() const { return static_cast<const T*>(data()); }
-
-  Tensor clone() const;
-  /// Same buffer, another shape with the same element count.
-  Tensor reshaped(std::vector<int64_t> shape) const;
-  /// Rows [begin, end) of the first dimension, sharing this tensor's buffer (no copy).
-  Tensor slice_rows(int64_t begin, int64_t end) const;
-
- private:
-  DType m_dtype = DType::Undefined;
-  std::vector<int64_t> m_shape;
-  std::shared_ptr<void> m_buffer;
-};
-
-/// "[2,3,4]"
-std::string shape_to_string(const std::vector<int64_t>& shape);
 
 struct Options {
   std::string backend = "auto";    // "cpu", "cuda-reference" (cuDNN/cuBLAS), "cuda" (fused kernels, once built), "auto"
-  std::string precision = "fp32";  // "fp32", "tf32", "fp16" (GPU paths only)
+  Precision precision = Precision::fp32;  // each backend implements some modes; others are refused by name
   int threads = 0;                 // CPU worker threads; 0 = all cores
   int64_t batch = 0;               // batch size to pre-plan for (0: plan on first run)
   bool fuse = true;                // apply the fusion rules
@@ -124,6 +58,7 @@ struct StepProfile {
   size_t index = 0;
   std::string name;                              // step (node) name
   std::string op;                                // op type, fused ops with their activation/pool
+  std::string kernel_set;                        // the kernel set that served the step ("cuda", "cpu" ...)
   std::vector<std::string> covers;               // ONNX nodes the step replaced
   std::vector<std::vector<int64_t>> input_shapes;
   std::vector<std::vector<int64_t>> output_shapes;

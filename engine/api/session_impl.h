@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/backend/backend.h"
-#include "engine/executor/plan.h"
+#include "engine/planner/plan.h"
 
 namespace ie {
 

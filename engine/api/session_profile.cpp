@@ -47,6 +47,7 @@ StepProfile describe_step(const Plan& plan, size_t index, const std::vector<doub
   p.index = index;
   p.name = step.node.name;
   p.op = op_label(step.node);
+  p.kernel_set = step.kernel_set;
   p.covers = step.node.covers.empty() ? std::vector<std::string>{step.node.name} : step.node.covers;
   auto ins = slot_infos(plan, step.inputs);
   auto outs = slot_infos(plan, step.outputs);

@@ -16,8 +16,10 @@ namespace ie {
 class Backend {
  public:
   virtual ~Backend() = default;
-  /// Key under which this backend's kernels are registered ("cpu", "cuda", "cuda-reference").
+  /// The backend's registered name ("cpu", "cuda-reference", ...).
   virtual std::string name() const = 0;
+  /// Kernel sets this backend serves, in the order the planner tries them for each node (its registered traits).
+  const std::vector<std::string>& kernel_sets() const;
   virtual void* allocate(size_t bytes) = 0;
   virtual void deallocate(void* ptr) = 0;
   /// Pointer to a constant tensor's data in this backend's memory (uploaded once and cached by the backend).
@@ -32,8 +34,6 @@ class Backend {
   virtual void* stream() { return nullptr; }
   /// Backend-specific state handed to kernel factories (library handles, device properties).
   virtual void* kernel_state() { return nullptr; }
-  /// Fallback for a node this backend has no kernel for ("" = none: planning fails).
-  virtual std::string fallback() const { return ""; }
   /// Copies between two buffers of this backend (staged benchmark inputs into the arena), in stream order.
   virtual void copy_device(void* dst, const void* src, size_t bytes);
   /// Times steps for Session::profile (default: a steady clock, synchronizing after each step).
@@ -49,8 +49,19 @@ class Backend {
 /// `engine_slot` holds state shared by every backend made for one engine (e.g. device copies of the weights).
 using BackendFactory = std::function<std::shared_ptr<Backend>(const Options&, std::shared_ptr<void>* engine_slot)>;
 
-/// Backends register themselves by name; the CUDA ones only exist in CUDA builds.
-void register_backend(const std::string& name, BackendFactory factory, std::function<bool(std::string*)> available);
+/// What the planner and the engine know of a backend without making one.
+struct BackendTraits {
+  std::vector<std::string> kernel_sets;  // tried in this order for every node; a set may decline, passing it on
+  std::vector<Precision> precisions;     // modes it implements; others are refused by name at load
+};
+
+/// Backends register themselves by name; the CUDA ones only exist in CUDA builds. `available` may be null (always).
+void register_backend(const std::string& name, BackendTraits traits, BackendFactory factory,
+                      std::function<bool(std::string*)> available);
+/// The traits a backend registered; throws Error(Usage) naming the known backends when `name` is unknown.
+const BackendTraits& backend_traits(const std::string& name);
+/// Throws Error(Usage) when backend `name` does not implement `precision`, listing the modes it does.
+void check_precision(const std::string& name, Precision precision);
 /// Creates a backend by name ("auto" picks cuda when usable, else cpu); throws Error(Usage) on an unknown name.
 std::shared_ptr<Backend> make_backend(const std::string& name, const Options& options,
                                       std::shared_ptr<void>* engine_slot = nullptr);

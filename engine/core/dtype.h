@@ -1,89 +1,22 @@
-// Element-type helpers: C++ type for each DType, and dispatch from a run-time DType to a template.
+// Element types of tensors (part of the public interface through engine/api/engine.h).
 #pragma once
 
-#include <Eigen/Core>
-#include <cstdint>
-
-#include "engine/api/engine.h"
-#include "engine/core/error.h"
+#include <cstddef>
+#include <string>
 
 namespace ie {
 
-using half = Eigen::half;
+/// Element types; the numbers are ONNX's TensorProto.DataType codes.
+enum class DType : int {
+  Undefined = 0, Float32 = 1, UInt8 = 2, Int8 = 3, UInt16 = 4, Int16 = 5, Int32 = 6, Int64 = 7,
+  String = 8, Bool = 9, Float16 = 10, Float64 = 11, UInt32 = 12, UInt64 = 13, BFloat16 = 16,
+};
 
-template <class T> struct TypeTag { using type = T; };
-
-template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::Float32; }
-template <> constexpr DType dtype_of<double>() { return DType::Float64; }
-template <> constexpr DType dtype_of<half>() { return DType::Float16; }
-template <> constexpr DType dtype_of<int8_t>() { return DType::Int8; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::UInt8; }
-template <> constexpr DType dtype_of<int16_t>() { return DType::Int16; }
-template <> constexpr DType dtype_of<uint16_t>() { return DType::UInt16; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::Int32; }
-template <> constexpr DType dtype_of<uint32_t>() { return DType::UInt32; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::Int64; }
-template <> constexpr DType dtype_of<uint64_t>() { return DType::UInt64; }
-template <> constexpr DType dtype_of<bool>() { return DType::Bool; }
-
-inline bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64 || t == DType::Float16; }
-inline bool is_integer(DType t) {
-  switch (t) {
-    case DType::Int8: case DType::UInt8: case DType::Int16: case DType::UInt16:
-    case DType::Int32: case DType::UInt32: case DType::Int64: case DType::UInt64: return true;
-    default: return false;
-  }
-}
-
-// dispatch_*(dtype, where, fn): calls fn(TypeTag<T>{}) for the C++ type of dtype, or throws
-// Error(BadInput) naming `where` and the unsupported type.
-template <class Fn>
-decltype(auto) dispatch_float(DType t, const char* where, Fn&& fn) {
-  switch (t) {
-    case DType::Float32: return fn(TypeTag<float>{});
-    case DType::Float64: return fn(TypeTag<double>{});
-    case DType::Float16: return fn(TypeTag<half>{});
-    default: fail_input(where, ": unsupported element type ", dtype_name(t), " (expected a float type)");
-  }
-}
-
-// Signed numbers: floats plus the signed integers (for Neg, Abs, Sub ...).
-template <class Fn>
-decltype(auto) dispatch_numeric(DType t, const char* where, Fn&& fn) {
-  switch (t) {
-    case DType::Float32: return fn(TypeTag<float>{});
-    case DType::Float64: return fn(TypeTag<double>{});
-    case DType::Float16: return fn(TypeTag<half>{});
-    case DType::Int8: return fn(TypeTag<int8_t>{});
-    case DType::Int16: return fn(TypeTag<int16_t>{});
-    case DType::Int32: return fn(TypeTag<int32_t>{});
-    case DType::Int64: return fn(TypeTag<int64_t>{});
-    case DType::UInt8: return fn(TypeTag<uint8_t>{});
-    case DType::UInt16: return fn(TypeTag<uint16_t>{});
-    case DType::UInt32: return fn(TypeTag<uint32_t>{});
-    case DType::UInt64: return fn(TypeTag<uint64_t>{});
-    default: fail_input(where, ": unsupported element type ", dtype_name(t), " (expected a number type)");
-  }
-}
-
-// Every fixed-size type, bool included (for data movement and comparisons).
-template <class Fn>
-decltype(auto) dispatch_all(DType t, const char* where, Fn&& fn) {
-  if (t == DType::Bool) return fn(TypeTag<bool>{});
-  return dispatch_numeric(t, where, std::forward<Fn>(fn));
-}
-
-// Data movement only depends on the element size: dispatch to an unsigned integer of that size.
-template <class Fn>
-decltype(auto) dispatch_by_size(DType t, const char* where, Fn&& fn) {
-  switch (dtype_size(t)) {
-    case 1: return fn(TypeTag<uint8_t>{});
-    case 2: return fn(TypeTag<uint16_t>{});
-    case 4: return fn(TypeTag<uint32_t>{});
-    case 8: return fn(TypeTag<uint64_t>{});
-    default: fail_input(where, ": unsupported element type ", dtype_name(t));
-  }
-}
+/// Bytes per element (0 for Undefined and String).
+size_t dtype_size(DType dtype);
+/// Short lower-case name, e.g. "float32".
+const char* dtype_name(DType dtype);
+/// Parses a name as printed by dtype_name (also "float", "half", "double", "bf16"); throws Error on an unknown name.
+DType dtype_from_name(const std::string& name);
 
 }  // namespace ie

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/api/engine.h"
+#include "engine/core/exception.h"
 
 namespace ie {
 

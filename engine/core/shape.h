@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/api/engine.h"
+#include "engine/core/tensor.h"
 
 namespace ie {
 

@@ -3,7 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/core/error.h"
 #include "engine/io/file_util.h"
 
@@ -16,7 +16,7 @@ template <class T>
 int format_value(char* buf, size_t size, T v) {
   if constexpr (std::is_same_v<T, double>) {
     return std::snprintf(buf, size, "%.17g", v);
-  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, half>) {
+  } else if constexpr (std::is_same_v<T, float> || is_half_like_v<T>) {
     return std::snprintf(buf, size, "%.9g", static_cast<double>(static_cast<float>(v)));
   } else if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
     return std::snprintf(buf, size, "%" PRIu64, static_cast<uint64_t>(v));

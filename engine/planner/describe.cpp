@@ -1,8 +1,9 @@
 // Text report of a plan for `inspect`: graph summary, fused schedule, memory plan.
 #include <iomanip>
+#include <map>
 #include <sstream>
 
-#include "engine/executor/plan.h"
+#include "engine/planner/plan.h"
 
 namespace ie {
 
@@ -28,6 +29,18 @@ std::string describe_plan(const Plan& plan) {
     os << " " << plan.slots[s].name << shape_to_string(plan.slots[s].info.shape) << ":" << dtype_name(plan.slots[s].info.dtype);
   os << "\ngraph: " << plan.onnx_nodes << " ONNX nodes; " << plan.folded_nodes << " folded at plan time, "
      << plan.removed_nodes << " dead removed; " << plan.steps.size() << " steps on " << plan.backend->name() << "\n";
+  std::map<std::string, int> served;
+  size_t fallbacks = 0;
+  for (auto& st : plan.steps) {
+    ++served[st.kernel_set];
+    fallbacks += !st.declined.empty();
+  }
+  os << "precision: " << precision_name(plan.precision);
+  if (plan.precision_casts) os << " (" << plan.precision_casts << " casts placed)";
+  os << "; kernel sets:";
+  for (auto& set : plan.kernel_sets) os << " " << set << " x" << served[set];
+  if (fallbacks) os << "; " << fallbacks << " steps fell back";
+  os << "\n";
   os << "fusions:";
   if (plan.fusion.applied.empty()) os << " none";
   for (auto& [rule, n] : plan.fusion.applied) os << " " << rule << " x" << n;
@@ -39,7 +52,8 @@ std::string describe_plan(const Plan& plan) {
     std::string pool = st.node.attrs.has("pool") ? st.node.attrs.get_string("pool", "") : "";
     if (!act.empty()) op += "+" + act;
     if (!pool.empty()) op += "+" + pool;
-    os << "  " << std::setw(3) << i << "  " << std::left << std::setw(22) << op << std::right;
+    os << "  " << std::setw(3) << i << "  " << std::left << std::setw(22) << op << " " << std::setw(14)
+       << st.kernel_set << std::right;
     if (st.outputs.size() && st.outputs[0] >= 0) {
       const Slot& out = plan.slots[st.outputs[0]];
       os << " -> " << out.name << shape_to_string(out.info.shape);
@@ -50,6 +64,8 @@ std::string describe_plan(const Plan& plan) {
       os << "]";
     }
     os << "\n";
+    // Why earlier kernel sets passed this step on (shape out of range, precision, no kernel, switched off).
+    for (auto& why : st.declined) os << "         fallback: " << why << "\n";
   }
   os << "\nmemory plan: arena " << human_bytes(plan.arena_bytes) << " for " << human_bytes(plan.tensor_bytes)
      << " of tensors (" << std::fixed << std::setprecision(1)

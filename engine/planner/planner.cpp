@@ -1,7 +1,8 @@
 #include <algorithm>
 
-#include "engine/executor/plan.h"
+#include "engine/planner/plan.h"
 #include "engine/planner/memory_plan.h"
+#include "engine/planner/precision_pass.h"
 #include "engine/planner/shape_inference.h"
 #include "engine/registry/node_runner.h"
 
@@ -30,60 +31,149 @@ int add_slot(Plan& plan, const std::string& name, const TensorInfo& info) {
   return index;
 }
 
-// Creates every step's kernel; a node the backend cannot run is an error naming it.
-void lower(Plan& plan, const std::map<std::string, TensorInfo>& infos, const PlanOptions& options) {
-  for (auto& node : plan.graph.nodes) {
+std::string describe_inputs(const std::vector<TensorInfo>& infos) {
+  std::string s;
+  for (auto& i : infos) s += (s.empty() ? "" : ", ") + std::string(dtype_name(i.dtype)) + shape_to_string(i.shape);
+  return s;
+}
+
+// One node's kernel from the first of `sets` that accepts it; each set that passes leaves its reason.
+struct KernelChoice {
+  std::unique_ptr<Kernel> kernel;
+  std::string set;
+  std::vector<std::string> declined;
+};
+
+KernelChoice choose_kernel(KernelInit& init, const std::vector<std::string>& sets) {
+  KernelChoice choice;
+  const Node& node = init.node;
+  for (auto& set : sets) {
+    const KernelFactory* factory = OpRegistry::get().kernel(node.domain, node.op_type, set);
+    if (!factory) {
+      choice.declined.push_back(set + ": no kernel for " + node.op_type);
+      continue;
+    }
+    if (!OpRegistry::get().supports(node, set)) {
+      choice.declined.push_back(set + ": does not support this node's attributes");
+      continue;
+    }
+    std::string why;
+    init.declined = &why;
+    choice.kernel = (*factory)(init);
+    init.declined = nullptr;
+    if (choice.kernel) {
+      choice.set = set;
+      return choice;
+    }
+    choice.declined.push_back(set + ": " + (why.empty() ? "declined " + describe_inputs(init.inputs) : why));
+  }
+  return choice;
+}
+
+class Lowering {
+ public:
+  Lowering(Plan& plan, std::map<std::string, TensorInfo>& infos, const PlanOptions& options)
+      : m_plan(plan), m_infos(infos), m_options(options) {}
+
+  void run() {
+    for (auto& node : m_plan.graph.nodes) lower(node);
+  }
+
+ private:
+  // Creates the node's step; a node no kernel set can run is an error naming it and every set's reason.
+  void lower(const Node& node) {
     Step step;
     step.node = node;
-    std::vector<TensorInfo> in_infos;
+    std::vector<TensorInfo> in_infos, out_infos;
     std::vector<const Tensor*> constants;
     for (auto& in : node.inputs) {
-      if (in.empty()) {
-        in_infos.emplace_back();
-        constants.push_back(nullptr);
-        step.inputs.push_back(-1);
-        continue;
-      }
-      const TensorInfo& info = infos.at(in);
-      in_infos.push_back(info);
-      auto c = plan.graph.constants.find(in);
-      constants.push_back(c == plan.graph.constants.end() ? nullptr : &c->second);
-      int slot = add_slot(plan, in, info);
-      if (c != plan.graph.constants.end() && !plan.slots[slot].is_constant) {
-        plan.slots[slot].is_constant = true;
-        plan.slots[slot].constant = plan.backend->constant_data(c->second);
-      }
-      step.inputs.push_back(slot);
+      in_infos.push_back(in.empty() ? TensorInfo{} : m_infos.at(in));
+      auto c = m_plan.graph.constants.find(in);
+      constants.push_back(in.empty() || c == m_plan.graph.constants.end() ? nullptr : &c->second);
     }
-    std::vector<TensorInfo> out_infos;
-    for (auto& out : node.outputs) {
-      if (out.empty()) {
-        out_infos.emplace_back();
-        step.outputs.push_back(-1);
-        continue;
-      }
-      out_infos.push_back(infos.at(out));
-      step.outputs.push_back(add_slot(plan, out, infos.at(out)));
+    for (auto& out : node.outputs) out_infos.push_back(out.empty() ? TensorInfo{} : m_infos.at(out));
+    KernelInit init{node, in_infos, constants, out_infos, m_plan.graph.opset};
+    init.precision = m_options.precision;
+    init.backend_state = m_plan.backend->kernel_state();
+    init.backend = m_plan.backend.get();
+    init.store = m_plan.store.get();
+    KernelChoice choice = choose_kernel(init, m_plan.kernel_sets);
+    if (!choice.kernel && run_in_float32(node, choice.declined)) return;
+    if (!choice.kernel) {
+      std::string reasons;
+      for (auto& d : choice.declined) reasons += "; " + d;
+      fail_unsupported(m_plan.graph.source, ": ", node.label(), ": no kernel of the ", m_plan.backend->name(),
+                       " backend runs it (inputs ", describe_inputs(in_infos), reasons, ")");
     }
-    const KernelFactory* factory = OpRegistry::get().kernel(node.domain, node.op_type, plan.backend->name());
-    if (!factory)
-      fail_unsupported(plan.graph.source, ": ", node.label(), ": no ", plan.backend->name(), " kernel for this op");
-    KernelInit init{node, in_infos, constants, out_infos, plan.graph.opset, options.precision,
-                    plan.backend->kernel_state()};
-    step.kernel = (*factory)(init);
-    if (!step.kernel)
-      fail_unsupported(plan.graph.source, ": ", node.label(), ": the ", plan.backend->name(),
-                       " kernel does not support this configuration (inputs ",
-                       [&] {
-                         std::string s;
-                         for (auto& i : in_infos) s += std::string(dtype_name(i.dtype)) + shape_to_string(i.shape) + " ";
-                         return s;
-                       }(),
-                       ")");
+    step.kernel = std::move(choice.kernel);
+    step.kernel_set = choice.set;
+    step.declined = std::move(choice.declined);
+    for (auto& in : node.inputs) step.inputs.push_back(in.empty() ? -1 : input_slot(in));
+    for (auto& out : node.outputs) step.outputs.push_back(out.empty() ? -1 : add_slot(m_plan, out, m_infos.at(out)));
     step.workspace_bytes = step.kernel->workspace_bytes();
-    plan.steps.push_back(std::move(step));
+    m_plan.steps.push_back(std::move(step));
   }
-}
+
+  // In the fp16/bf16 modes, a node that no kernel set runs in the storage type runs in float32 between Casts:
+  // activations are cast at run time, constants once on the host. False when the node has nothing to cast.
+  bool run_in_float32(const Node& node, std::vector<std::string>& declined) {
+    const DType storage = storage_dtype(m_options.precision);
+    if (storage == DType::Float32) return false;
+    Node wide = node;
+    std::vector<Node> after;
+    bool any = false;
+    for (auto& in : wide.inputs) {
+      if (in.empty() || m_infos.at(in).dtype != storage) continue;
+      any = true;
+      std::string wide_name = in + "/float32";
+      if (!m_infos.count(wide_name)) {
+        m_infos[wide_name] = TensorInfo{DType::Float32, m_infos.at(in).shape};
+        auto c = m_plan.graph.constants.find(in);
+        if (c != m_plan.graph.constants.end())
+          m_plan.graph.constants[wide_name] =
+              converted_constant(*m_plan.store, in, c->second, DType::Float32);
+        else
+          lower_cast(make_cast(in, wide_name, DType::Float32));
+      }
+      in = wide_name;
+    }
+    for (auto& out : wide.outputs) {
+      if (out.empty() || m_infos.at(out).dtype != storage) continue;
+      any = true;
+      std::string wide_name = out + "/float32";
+      m_infos[wide_name] = TensorInfo{DType::Float32, m_infos.at(out).shape};
+      after.push_back(make_cast(wide_name, out, storage));
+      out = wide_name;
+    }
+    if (!any) return false;
+    size_t wide_index = m_plan.steps.size();
+    lower(wide);
+    // The float32 step says why it runs wide: what each set said of the storage type.
+    for (auto& d : declined)
+      m_plan.steps[wide_index].declined.push_back(d + " (in " + dtype_name(storage) + "; runs in float32)");
+    for (auto& cast : after) lower_cast(cast);
+    return true;
+  }
+
+  void lower_cast(const Node& cast) {
+    lower(cast);
+    ++m_plan.precision_casts;
+  }
+
+  int input_slot(const std::string& name) {
+    int slot = add_slot(m_plan, name, m_infos.at(name));
+    auto c = m_plan.graph.constants.find(name);
+    if (c != m_plan.graph.constants.end() && !m_plan.slots[slot].is_constant) {
+      m_plan.slots[slot].is_constant = true;
+      m_plan.slots[slot].constant = m_plan.backend->constant_data(c->second);
+    }
+    return slot;
+  }
+
+  Plan& m_plan;
+  std::map<std::string, TensorInfo>& m_infos;
+  const PlanOptions& m_options;
+};
 
 // Lifetimes -> arena offsets. A view op's output shares its input's buffer, so both get the root's offset.
 void plan_arena(Plan& plan) {
@@ -198,13 +288,18 @@ std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string,
   InferenceResult inferred = infer_and_fold(g, plan->input_shapes);
   plan->folded_nodes = inferred.folded_nodes;
   plan->removed_nodes = g.remove_dead_nodes();
-  std::string backend_name = plan->backend->name();
+  const std::vector<std::string> sets =
+      options.kernel_sets.empty() ? plan->backend->kernel_sets() : options.kernel_sets;
   plan->fusion = apply_fusions(g, inferred.infos, options.disabled_fusions, [&](const Node& fused) {
-    return OpRegistry::get().supports(fused, backend_name);
+    return OpRegistry::get().supports_any(fused, sets);
   });
+  plan->precision = options.precision;
+  plan->kernel_sets = sets;
+  plan->store = options.store ? options.store : std::make_shared<ConstantStore>();
+  plan->precision_casts = lower_precision(g, options.precision, *plan->store, plan->input_shapes, inferred.infos);
 
   for (auto& decl : g.inputs) plan->input_slots.push_back(add_slot(*plan, decl.name, inferred.infos.at(decl.name)));
-  lower(*plan, inferred.infos, options);
+  Lowering(*plan, inferred.infos, options).run();
   for (auto& decl : g.outputs) {
     int slot = add_slot(*plan, decl.name, inferred.infos.at(decl.name));
     auto c = g.constants.find(decl.name);

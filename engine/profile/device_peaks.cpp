@@ -59,8 +59,11 @@ double median_ms(int warmup, int runs, Fn&& fn) {
 
 }  // namespace
 
-double DevicePeaks::tflops_for(const std::string& precision) const {
-  double v = precision == "tf32" ? tf32_tflops : precision == "fp16" ? fp16_tflops : fp32_tflops;
+double DevicePeaks::tflops_for(Precision precision) const {
+  // bf16 and fp16 run at the same Tensor Core rate on the GPUs measured; fp16's figure stands for both.
+  double v = precision == Precision::tf32                                            ? tf32_tflops
+             : precision == Precision::fp16 || precision == Precision::bf16 ? fp16_tflops
+                                                                                      : fp32_tflops;
   return v > 0 ? v : fp32_tflops;
 }
 

@@ -4,7 +4,7 @@
 //
 //   auto backend = ie::make_backend("cuda-reference", {});
 //   ie::DevicePeaks peaks = ie::device_peaks(*backend);          // cached after the first call on this device
-//   double pct = achieved_tflops / peaks.tflops_for("tf32") * 100;
+//   double pct = achieved_tflops / peaks.tflops_for(ie::Precision::tf32) * 100;
 #pragma once
 
 #include <functional>
@@ -24,8 +24,8 @@ struct DevicePeaks {
   std::string measured_at;  // UTC time of the measurement
   bool from_cache = false;  // read from the cache file rather than measured now
 
-  /// The matrix peak of a precision ("fp32", "tf32", "fp16"); falls back to fp32 when that one is unknown.
-  double tflops_for(const std::string& precision) const;
+  /// The matrix peak of a precision mode; falls back to fp32 when that one is unknown.
+  double tflops_for(Precision precision) const;
 };
 
 /// Peaks of `backend`'s device: read from the cache, or measured (seconds) and cached. `remeasure` ignores the

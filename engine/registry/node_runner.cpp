@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "engine/backend/constant_store.h"
+
 namespace ie {
 
 InferContext infer_node(const Node& node, const std::vector<TensorInfo>& infos,
@@ -35,11 +37,17 @@ std::vector<Tensor> run_node_cpu(const Node& node, const std::vector<Tensor>& in
   }
   if (all_known) return outputs;
 
-  const KernelFactory* factory = OpRegistry::get().kernel(node.domain, node.op_type, "cpu");
+  const KernelFactory* factory = OpRegistry::get().kernel(node.domain, node.op_type, kernel_set::kCpu);
   if (!factory) fail_input(node.label(), ": no CPU kernel for this op");
+  ConstantStore store;  // a kernel's prepared weights live as long as this one run on the host
+  std::string declined;
   KernelInit init{node, infos, constants, ictx.outputs, opset};
+  init.store = &store;
+  init.declined = &declined;
   auto kernel = (*factory)(init);
-  if (!kernel) fail_input(node.label(), ": the CPU kernel does not support this configuration");
+  if (!kernel)
+    fail_input(node.label(), ": the CPU kernel does not support this configuration",
+               declined.empty() ? "" : ": " + declined);
   KernelContext kctx;
   for (auto& t : inputs)
     kctx.inputs.push_back(t.empty() ? TensorRef{} : TensorRef{const_cast<void*>(t.data()), t.dtype(), t.shape()});

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/backend/kernel_sets.h"
+#include "engine/core/precision.h"
 #include "engine/core/shape.h"
 #include "engine/ir/graph.h"
 
@@ -83,15 +85,23 @@ struct KernelContext {
   void* stream = nullptr;  // cudaStream_t on CUDA backends
 };
 
+class ConstantStore;
+class Backend;
+
 /// Everything a kernel factory may use at plan time: the node, shapes, constant inputs (weights to pre-pack).
+/// A factory returns a kernel, or declines with `return init.decline("why");` so that the backend's next kernel
+/// set gets the node (inspect shows the reason).
 struct KernelInit {
   const Node& node;
   std::vector<TensorInfo> inputs;         // dtype Undefined for an absent optional input
   std::vector<const Tensor*> constants;   // value of each constant input, else nullptr
   std::vector<TensorInfo> outputs;
   int64_t opset = 0;
-  std::string precision = "fp32";
+  Precision precision = Precision::fp32;
   void* backend_state = nullptr;          // backend-specific handles (cuDNN/cuBLAS) for its kernels
+  Backend* backend = nullptr;             // the backend that will run the kernel (null when folding on the host)
+  ConstantStore* store = nullptr;         // engine-wide prepared constants (null when folding on the host)
+  std::string* declined = nullptr;        // where decline() leaves its reason (set by the planner)
 
   /// True when optional input i is given (present in the node and not named "").
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i].dtype != DType::Undefined; }
@@ -100,6 +110,17 @@ struct KernelInit {
   [[noreturn]] void fail(const Args&... args) const {
     fail_input(node.label(), ": ", args...);
   }
+  /// Declines this node at plan time; the planner tries the backend's next kernel set. Returns nullptr.
+  template <class... Args>
+  std::nullptr_t decline(const Args&... args) const {
+    if (declined) *declined = concat(args...);
+    return nullptr;
+  }
+  /// The prepare hook: weights in the kernel's own layout (packed, transposed, padded, converted), made by `make`
+  /// once per engine and `key` and shared by every session's kernel. Returns a pointer in the backend's memory
+  /// (device memory on GPU backends). The key is scoped to this node; include the shape where the layout depends
+  /// on it.  `const float* w = static_cast<const float*>(init.prepared("w_packed", [&] { return pack(w); }));`
+  const void* prepared(const std::string& key, const std::function<Tensor()>& make) const;
 };
 
 class Kernel {
@@ -133,6 +154,9 @@ double output_elements(const std::vector<TensorInfo>& outputs);
 /// `flops_per_element` per element of output 0, bytes = io_bytes: the cost of elementwise-like ops.
 CostFn per_element_cost(double flops_per_element);
 
+/// One op's record. The three things every op has come first; the rest are set by name:
+///   OpRegistry::get().add(OpDef("", "Conv", infer_conv).with_cost(conv_cost));
+///   OpRegistry::get().add(OpDef("", "Reshape", infer_reshape).view_of(0));
 struct OpDef {
   std::string domain;       // "" = ONNX default domain
   std::string name;
@@ -140,6 +164,17 @@ struct OpDef {
   bool foldable = true;     // may run at plan time when every input is constant
   int view_of_input = -1;   // output 0 may share the buffer of this input (Reshape, Squeeze ...)
   CostFn cost = nullptr;    // absent: flops 0, bytes = io_bytes
+  /// Float inputs whose type the op fixes apart from its data type (Resize's roi and scales): the precision pass
+  /// leaves them in their own type when it lowers activations and weights to fp16/bf16.
+  std::vector<int> fixed_type_inputs;
+
+  OpDef() = default;
+  OpDef(std::string op_domain, std::string op_name, InferFn infer_fn)
+      : domain(std::move(op_domain)), name(std::move(op_name)), infer(std::move(infer_fn)) {}
+  OpDef& with_cost(CostFn fn) { cost = std::move(fn); return *this; }
+  OpDef& view_of(int input) { view_of_input = input; return *this; }
+  OpDef& not_foldable() { foldable = false; return *this; }
+  OpDef& with_fixed_type_inputs(std::vector<int> inputs) { fixed_type_inputs = std::move(inputs); return *this; }
 };
 
 class OpRegistry {
@@ -147,16 +182,19 @@ class OpRegistry {
   static OpRegistry& get();
   /// Registers an op; throws Error on a duplicate name.
   void add(OpDef def);
-  void add_kernel(const std::string& domain, const std::string& op, const std::string& backend, KernelFactory factory,
-                  SupportsFn supports = nullptr);
+  /// Registers op's kernel in a kernel set (engine/backend/kernel_sets.h); throws Error on a duplicate.
+  void add_kernel(const std::string& domain, const std::string& op, const std::string& kernel_set,
+                  KernelFactory factory, SupportsFn supports = nullptr);
   /// Whether `backend` has a kernel for the node's op that accepts this node.
-  bool supports(const Node& node, const std::string& backend) const;
+  bool supports(const Node& node, const std::string& kernel_set) const;
+  /// Whether any of `kernel_sets` has a kernel that accepts this node (a backend's whole list).
+  bool supports_any(const Node& node, const std::vector<std::string>& kernel_sets) const;
   const OpDef* find(const std::string& domain, const std::string& op) const;
   /// Sets the cost function of a registered op (next to its add()); throws Error when the op is unknown.
   void set_cost(const std::string& domain, const std::string& op, CostFn cost);
   /// Cost of one node: its OpDef's cost function, else {0 flops, io_bytes} ({0, 0} for a view op).
   OpCost cost(const Node& node, const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs) const;
-  const KernelFactory* kernel(const std::string& domain, const std::string& op, const std::string& backend) const;
+  const KernelFactory* kernel(const std::string& domain, const std::string& op, const std::string& kernel_set) const;
   std::vector<std::string> op_names() const;
 
  private:

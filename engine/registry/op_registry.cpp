@@ -65,21 +65,28 @@ void OpRegistry::add(OpDef def) {
   m_ops.emplace(key, std::move(def));
 }
 
-void OpRegistry::add_kernel(const std::string& domain, const std::string& op, const std::string& backend,
+void OpRegistry::add_kernel(const std::string& domain, const std::string& op, const std::string& kernel_set,
                             KernelFactory factory, SupportsFn supports) {
   auto& slot = m_kernels[key_of(domain, op)];
-  if (slot.count(backend))
-    throw Error(ErrorKind::Usage, "kernel for op '" + key_of(domain, op) + "' on " + backend + " is registered twice");
-  slot.emplace(backend, std::move(factory));
-  if (supports) m_supports[key_of(domain, op)][backend] = std::move(supports);
+  if (slot.count(kernel_set))
+    throw Error(ErrorKind::Usage,
+                "kernel for op '" + key_of(domain, op) + "' in kernel set " + kernel_set + " is registered twice");
+  slot.emplace(kernel_set, std::move(factory));
+  if (supports) m_supports[key_of(domain, op)][kernel_set] = std::move(supports);
 }
 
-bool OpRegistry::supports(const Node& node, const std::string& backend) const {
-  if (!kernel(node.domain, node.op_type, backend)) return false;
+bool OpRegistry::supports(const Node& node, const std::string& kernel_set) const {
+  if (!kernel(node.domain, node.op_type, kernel_set)) return false;
   auto it = m_supports.find(key_of(node.domain, node.op_type));
   if (it == m_supports.end()) return true;
-  auto s = it->second.find(backend);
+  auto s = it->second.find(kernel_set);
   return s == it->second.end() || s->second(node);
+}
+
+bool OpRegistry::supports_any(const Node& node, const std::vector<std::string>& kernel_sets) const {
+  for (auto& set : kernel_sets)
+    if (supports(node, set)) return true;
+  return false;
 }
 
 const OpDef* OpRegistry::find(const std::string& domain, const std::string& op) const {
@@ -88,10 +95,10 @@ const OpDef* OpRegistry::find(const std::string& domain, const std::string& op) 
 }
 
 const KernelFactory* OpRegistry::kernel(const std::string& domain, const std::string& op,
-                                        const std::string& backend) const {
+                                        const std::string& kernel_set) const {
   auto it = m_kernels.find(key_of(domain, op));
   if (it == m_kernels.end()) return nullptr;
-  auto k = it->second.find(backend);
+  auto k = it->second.find(kernel_set);
   return k == it->second.end() ? nullptr : &k->second;
 }
 

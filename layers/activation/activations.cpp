@@ -10,8 +10,8 @@ namespace {
 // exp(x) / (1 + exp(x)) without overflow for large |x|.
 template <class C>
 C sigmoid(C x) {
-  if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
-  C e = std::exp(x);
+  if (x >= C(0)) return C(1) / (C(1) + C(std::exp(-x)));
+  C e = C(std::exp(x));
   return e / (C(1) + e);
 }
 
@@ -25,7 +25,7 @@ C clamp01(C x) {
 // log(1 + exp(x)) without overflow for large x.
 template <class C>
 C softplus(C x) {
-  return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  return x > C(0) ? C(x + C(std::log1p(std::exp(-x)))) : C(std::log1p(std::exp(x)));
 }
 
 void register_relu_family() {

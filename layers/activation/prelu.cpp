@@ -19,8 +19,8 @@ void infer_prelu(InferContext& ctx) {
 }  // namespace
 
 IE_REGISTER_OPS(prelu) {
-  OpRegistry::get().add({"", "PRelu", infer_prelu, true, -1, per_element_cost(1)});
-  OpRegistry::get().add_kernel("", "PRelu", "cpu", [](const KernelInit& init) {
+  OpRegistry::get().add(OpDef("", "PRelu", infer_prelu).with_cost(per_element_cost(1)));
+  OpRegistry::get().add_kernel("", "PRelu", kernel_set::kCpu, [](const KernelInit& init) {
     return make_binary_kernel<TypeClass::Signed, false>(init, [](auto x, auto slope) {
       using C = decltype(x);
       return x < C(0) ? C(slope * x) : x;

@@ -107,8 +107,8 @@ std::unique_ptr<Kernel> make_batch_norm_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(batch_norm) {
-  OpRegistry::get().add({"", "BatchNormalization", infer_batch_norm});
-  OpRegistry::get().add_kernel("", "BatchNormalization", "cpu", make_batch_norm_cpu);
+  OpRegistry::get().add(OpDef("", "BatchNormalization", infer_batch_norm));
+  OpRegistry::get().add_kernel("", "BatchNormalization", kernel_set::kCpu, make_batch_norm_cpu);
 }
 
 }  // namespace ie

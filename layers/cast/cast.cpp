@@ -126,10 +126,10 @@ std::unique_ptr<Kernel> make_cast_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(cast) {
-  OpRegistry::get().add({"", "Cast", infer_cast});
-  OpRegistry::get().add_kernel("", "Cast", "cpu", make_cast_cpu);
-  OpRegistry::get().add({"", "CastLike", infer_cast_like});
-  OpRegistry::get().add_kernel("", "CastLike", "cpu", make_cast_cpu);
+  OpRegistry::get().add(OpDef("", "Cast", infer_cast));
+  OpRegistry::get().add_kernel("", "Cast", kernel_set::kCpu, make_cast_cpu);
+  OpRegistry::get().add(OpDef("", "CastLike", infer_cast_like));
+  OpRegistry::get().add_kernel("", "CastLike", kernel_set::kCpu, make_cast_cpu);
 }
 
 }  // namespace ie

@@ -78,8 +78,8 @@ std::unique_ptr<Kernel> make_cast(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(cast_cuda) {
-  OpRegistry::get().add_kernel("", "Cast", "cuda-reference", make_cast);
-  OpRegistry::get().add_kernel("", "CastLike", "cuda-reference", make_cast);
+  OpRegistry::get().add_kernel("", "Cast", kernel_set::kCudaReference, make_cast);
+  OpRegistry::get().add_kernel("", "CastLike", kernel_set::kCudaReference, make_cast);
 }
 
 }  // namespace ie::cuda

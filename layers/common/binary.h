@@ -36,10 +36,10 @@ std::unique_ptr<Kernel> make_binary_kernel(const KernelInit& init, Op op) {
 /// Registers op `name` (default domain): make_op(const KernelInit&) parses attributes and returns the op.
 template <TypeClass Cls, bool kBoolOut, class MakeOp>
 void register_binary(const char* name, MakeOp make_op) {
-  OpRegistry::get().add({"", name,
-                         [](InferContext& ctx) { infer_binary(ctx, Cls, kBoolOut ? DType::Bool : DType::Undefined); },
-                         true, -1, per_element_cost(1)});
-  OpRegistry::get().add_kernel("", name, "cpu", [make_op](const KernelInit& init) {
+  OpRegistry::get().add(
+      OpDef("", name, [](InferContext& ctx) { infer_binary(ctx, Cls, kBoolOut ? DType::Bool : DType::Undefined); })
+          .with_cost(per_element_cost(1)));
+  OpRegistry::get().add_kernel("", name, kernel_set::kCpu, [make_op](const KernelInit& init) {
     return make_binary_kernel<Cls, kBoolOut>(init, make_op(init));
   });
 }

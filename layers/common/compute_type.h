@@ -1,18 +1,18 @@
-// float16 tensors are computed in float: these helpers convert inputs to the compute type and results back.
+// float16 and bfloat16 tensors are computed in float: these helpers convert inputs to the compute type and results back.
 #pragma once
 
 #include <memory>
 #include <type_traits>
 #include <vector>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/registry/op_def.h"
 
 namespace ie {
 
-/// The type arithmetic runs in for element type T (float for half, else T).
+/// The type arithmetic runs in for element type T (float for half and bfloat16, else T).
 template <class T>
-using ComputeOf = std::conditional_t<std::is_same_v<T, half>, float, T>;
+using ComputeOf = std::conditional_t<is_half_like_v<T>, float, T>;
 
 /// Reads any float tensor as C values: returns its own pointer when it already holds C, else converts into `store`.
 template <class C>

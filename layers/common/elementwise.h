@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 

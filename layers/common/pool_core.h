@@ -6,7 +6,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "layers/common/window.h"
 
 namespace ie {

@@ -21,10 +21,10 @@ void infer_unary(InferContext& ctx, TypeClass cls, DType out_dtype = DType::Unde
 /// Registers op `name` (default domain) whose output is op(x) in the input's type, or bool when kBoolOut.
 template <TypeClass Cls, bool kBoolOut = false, class MakeOp>
 void register_unary(const char* name, MakeOp make_op) {
-  OpRegistry::get().add({"", name,
-                         [](InferContext& ctx) { infer_unary(ctx, Cls, kBoolOut ? DType::Bool : DType::Undefined); },
-                         true, -1, per_element_cost(1)});
-  OpRegistry::get().add_kernel("", name, "cpu", [make_op](const KernelInit& init) {
+  OpRegistry::get().add(
+      OpDef("", name, [](InferContext& ctx) { infer_unary(ctx, Cls, kBoolOut ? DType::Bool : DType::Undefined); })
+          .with_cost(per_element_cost(1)));
+  OpRegistry::get().add_kernel("", name, kernel_set::kCpu, [make_op](const KernelInit& init) {
     auto op = make_op(init);
     const std::string where = init.node.label();
     return dispatch_class<Cls>(init.inputs[0].dtype, where.c_str(), [&](auto tag) -> std::unique_ptr<Kernel> {

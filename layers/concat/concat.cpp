@@ -52,8 +52,8 @@ std::unique_ptr<Kernel> make_concat_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(concat) {
-  OpRegistry::get().add({"", "Concat", infer_concat});
-  OpRegistry::get().add_kernel("", "Concat", "cpu", make_concat_cpu);
+  OpRegistry::get().add(OpDef("", "Concat", infer_concat));
+  OpRegistry::get().add_kernel("", "Concat", kernel_set::kCpu, make_concat_cpu);
 }
 
 }  // namespace ie

@@ -48,8 +48,8 @@ std::unique_ptr<Kernel> make_split(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(concat_cuda) {
-  OpRegistry::get().add_kernel("", "Concat", "cuda-reference", make_concat);
-  OpRegistry::get().add_kernel("", "Split", "cuda-reference", make_split);
+  OpRegistry::get().add_kernel("", "Concat", kernel_set::kCudaReference, make_concat);
+  OpRegistry::get().add_kernel("", "Split", kernel_set::kCudaReference, make_split);
 }
 
 }  // namespace ie::cuda

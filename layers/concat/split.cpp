@@ -71,8 +71,8 @@ std::unique_ptr<Kernel> make_split_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(split) {
-  OpRegistry::get().add({"", "Split", infer_split});
-  OpRegistry::get().add_kernel("", "Split", "cpu", make_split_cpu);
+  OpRegistry::get().add(OpDef("", "Split", infer_split));
+  OpRegistry::get().add_kernel("", "Split", kernel_set::kCpu, make_split_cpu);
 }
 
 }  // namespace ie

@@ -45,8 +45,8 @@ void infer_constant(InferContext& ctx) { ctx.set_output_constant(0, constant_val
 }  // namespace
 
 IE_REGISTER_OPS(constant) {
-  OpRegistry::get().add({"", "Constant", infer_constant});
-  OpRegistry::get().add_kernel("", "Constant", "cpu",
+  OpRegistry::get().add(OpDef("", "Constant", infer_constant));
+  OpRegistry::get().add_kernel("", "Constant", kernel_set::kCpu,
                                [](const KernelInit& i) { return make_known_output_kernel(i, infer_constant); });
 }
 

@@ -1,7 +1,7 @@
 // ConstantOfShape: a tensor of the shape given by input 0, filled with the one-element 'value' (float 0 by default).
 #include <cstring>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/registry/op_def.h"
 
 namespace ie {
@@ -37,8 +37,8 @@ std::unique_ptr<Kernel> make_constant_of_shape_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(constant_of_shape) {
-  OpRegistry::get().add({"", "ConstantOfShape", infer_constant_of_shape});
-  OpRegistry::get().add_kernel("", "ConstantOfShape", "cpu", make_constant_of_shape_cpu);
+  OpRegistry::get().add(OpDef("", "ConstantOfShape", infer_constant_of_shape));
+  OpRegistry::get().add_kernel("", "ConstantOfShape", kernel_set::kCpu, make_constant_of_shape_cpu);
 }
 
 }  // namespace ie

@@ -1,5 +1,5 @@
 // Conv (ONNX): N-d convolution over 1 to 3 spatial dims with group, pads, strides, dilations, auto_pad and bias.
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/conv_core.h"
 
@@ -33,8 +33,8 @@ OpCost conv_cost(const Node& node, const std::vector<TensorInfo>& in, const std:
 }  // namespace
 
 IE_REGISTER_OPS(conv) {
-  OpRegistry::get().add({"", "Conv", infer_conv, true, -1, conv_cost});
-  OpRegistry::get().add_kernel("", "Conv", "cpu", make_conv_cpu);
+  OpRegistry::get().add(OpDef("", "Conv", infer_conv).with_cost(conv_cost));
+  OpRegistry::get().add_kernel("", "Conv", kernel_set::kCpu, make_conv_cpu);
 }
 
 }  // namespace ie

@@ -108,7 +108,7 @@ class CudnnConvKernel : public Kernel {
                 g.out[2]);
 
     std::ostringstream key;
-    key << st.device << '/' << st.precision << '/' << s.batch << ',' << s.in_channels << ',' << in_h << ',' << in_w
+    key << st.device << '/' << precision_name(st.precision) << '/' << s.batch << ',' << s.in_channels << ',' << in_h << ',' << in_w
         << '/' << s.out_channels << ',' << g.kernel[1] << ',' << g.kernel[2] << '/' << pad[0] << ',' << pad[1] << '/'
         << g.stride[1] << ',' << g.stride[2] << '/' << g.dilation[1] << ',' << g.dilation[2] << '/' << s.group;
     AlgoChoice c = find_algo(key.str(), m_handle, m_x, m_w, m_conv, m_y, st.tf32(), init.node.label());
@@ -188,6 +188,6 @@ std::unique_ptr<Kernel> make_cudnn_conv(const KernelInit& init, const ConvSetup&
   return std::make_unique<CudnnConvKernel>(init, setup);
 }
 
-IE_REGISTER_OPS(conv_cuda) { OpRegistry::get().add_kernel("", "Conv", "cuda-reference", make_conv_cuda); }
+IE_REGISTER_OPS(conv_cuda) { OpRegistry::get().add_kernel("", "Conv", kernel_set::kCudaReference, make_conv_cuda); }
 
 }  // namespace ie

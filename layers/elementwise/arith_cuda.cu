@@ -73,11 +73,11 @@ std::unique_ptr<Kernel> make_pow(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(arith_cuda) {
-  OpRegistry::get().add_kernel("", "Add", "cuda-reference", make_arith<AddOp>);
-  OpRegistry::get().add_kernel("", "Sub", "cuda-reference", make_arith<SubOp>);
-  OpRegistry::get().add_kernel("", "Mul", "cuda-reference", make_arith<MulOp>);
-  OpRegistry::get().add_kernel("", "Div", "cuda-reference", make_arith<DivOp>);
-  OpRegistry::get().add_kernel("", "Pow", "cuda-reference", make_pow);
+  OpRegistry::get().add_kernel("", "Add", kernel_set::kCudaReference, make_arith<AddOp>);
+  OpRegistry::get().add_kernel("", "Sub", kernel_set::kCudaReference, make_arith<SubOp>);
+  OpRegistry::get().add_kernel("", "Mul", kernel_set::kCudaReference, make_arith<MulOp>);
+  OpRegistry::get().add_kernel("", "Div", kernel_set::kCudaReference, make_arith<DivOp>);
+  OpRegistry::get().add_kernel("", "Pow", kernel_set::kCudaReference, make_pow);
 }
 
 }  // namespace ie::cuda

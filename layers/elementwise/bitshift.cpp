@@ -23,11 +23,11 @@ struct Shift {
 }  // namespace
 
 IE_REGISTER_OPS(bitshift) {
-  OpRegistry::get().add({"", "BitShift", [](InferContext& ctx) {
-                           infer_binary(ctx, TypeClass::Unsigned);
-                           shift_left(ctx.attrs(), ctx.node().label());
-                         }});
-  OpRegistry::get().add_kernel("", "BitShift", "cpu", [](const KernelInit& init) {
+  OpRegistry::get().add(OpDef("", "BitShift", [](InferContext& ctx) {
+    infer_binary(ctx, TypeClass::Unsigned);
+    shift_left(ctx.attrs(), ctx.node().label());
+  }));
+  OpRegistry::get().add_kernel("", "BitShift", kernel_set::kCpu, [](const KernelInit& init) {
     if (shift_left(init.node.attrs, init.node.label()))
       return make_binary_kernel<TypeClass::Unsigned, false>(init, Shift<true>{});
     return make_binary_kernel<TypeClass::Unsigned, false>(init, Shift<false>{});

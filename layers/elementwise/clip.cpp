@@ -50,8 +50,8 @@ std::unique_ptr<Kernel> make_clip_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(clip) {
-  OpRegistry::get().add({"", "Clip", infer_clip, true, -1, per_element_cost(1)});
-  OpRegistry::get().add_kernel("", "Clip", "cpu", make_clip_cpu);
+  OpRegistry::get().add(OpDef("", "Clip", infer_clip).with_cost(per_element_cost(1)));
+  OpRegistry::get().add_kernel("", "Clip", kernel_set::kCpu, make_clip_cpu);
 }
 
 }  // namespace ie

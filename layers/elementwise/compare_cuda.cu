@@ -56,11 +56,11 @@ std::unique_ptr<Kernel> make_compare(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(compare_cuda) {
-  OpRegistry::get().add_kernel("", "Equal", "cuda-reference", make_compare<EqualOp, true>);
-  OpRegistry::get().add_kernel("", "Less", "cuda-reference", make_compare<LessOp>);
-  OpRegistry::get().add_kernel("", "Greater", "cuda-reference", make_compare<GreaterOp>);
-  OpRegistry::get().add_kernel("", "LessOrEqual", "cuda-reference", make_compare<LessEqualOp>);
-  OpRegistry::get().add_kernel("", "GreaterOrEqual", "cuda-reference", make_compare<GreaterEqualOp>);
+  OpRegistry::get().add_kernel("", "Equal", kernel_set::kCudaReference, make_compare<EqualOp, true>);
+  OpRegistry::get().add_kernel("", "Less", kernel_set::kCudaReference, make_compare<LessOp>);
+  OpRegistry::get().add_kernel("", "Greater", kernel_set::kCudaReference, make_compare<GreaterOp>);
+  OpRegistry::get().add_kernel("", "LessOrEqual", kernel_set::kCudaReference, make_compare<LessEqualOp>);
+  OpRegistry::get().add_kernel("", "GreaterOrEqual", kernel_set::kCudaReference, make_compare<GreaterEqualOp>);
 }
 
 }  // namespace ie::cuda

@@ -15,7 +15,7 @@ struct Fmod {
     if constexpr (std::is_integral_v<C>) {
       return int_divmod(a, b).second;
     } else {
-      return std::fmod(a, b);
+      return C(std::fmod(a, b));
     }
   }
 };
@@ -51,11 +51,11 @@ std::unique_ptr<Kernel> make_mod_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(mod) {
-  OpRegistry::get().add({"", "Mod", [](InferContext& ctx) {
-                           infer_binary(ctx, TypeClass::Numeric);
-                           fmod_attr(ctx);
-                         }});
-  OpRegistry::get().add_kernel("", "Mod", "cpu", make_mod_cpu);
+  OpRegistry::get().add(OpDef("", "Mod", [](InferContext& ctx) {
+    infer_binary(ctx, TypeClass::Numeric);
+    fmod_attr(ctx);
+  }));
+  OpRegistry::get().add_kernel("", "Mod", kernel_set::kCpu, make_mod_cpu);
 }
 
 }  // namespace ie

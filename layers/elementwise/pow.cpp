@@ -92,8 +92,8 @@ void infer_pow(InferContext& ctx) {
 }  // namespace
 
 IE_REGISTER_OPS(pow) {
-  OpRegistry::get().add({"", "Pow", infer_pow, true, -1, per_element_cost(1)});
-  OpRegistry::get().add_kernel("", "Pow", "cpu", make_pow_cpu);
+  OpRegistry::get().add(OpDef("", "Pow", infer_pow).with_cost(per_element_cost(1)));
+  OpRegistry::get().add_kernel("", "Pow", kernel_set::kCpu, make_pow_cpu);
 }
 
 }  // namespace ie

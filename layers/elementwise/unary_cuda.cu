@@ -191,7 +191,7 @@ std::unique_ptr<Kernel> make_signed_unary(const KernelInit& init) {
 
 IE_REGISTER_OPS(unary_cuda) {
   auto& r = OpRegistry::get();
-  const std::string b = "cuda-reference";
+  const std::string b = kernel_set::kCudaReference;
   r.add_kernel("", "Relu", b, make_signed_unary<ReluOp>);
   r.add_kernel("", "Neg", b, make_signed_unary<NegOp>);
   r.add_kernel("", "Abs", b, make_signed_unary<AbsOp>);

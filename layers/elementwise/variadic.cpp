@@ -73,8 +73,9 @@ std::unique_ptr<Kernel> make_variadic_cpu(const KernelInit& init) {
 
 template <Fold kFold, TypeClass Cls>
 void register_variadic(const char* name) {
-  OpRegistry::get().add({"", name, [](InferContext& ctx) { infer_variadic(ctx, Cls); }, true, -1, per_element_cost(1)});
-  OpRegistry::get().add_kernel("", name, "cpu", make_variadic_cpu<kFold, Cls>);
+  OpRegistry::get().add(
+      OpDef("", name, [](InferContext& ctx) { infer_variadic(ctx, Cls); }).with_cost(per_element_cost(1)));
+  OpRegistry::get().add_kernel("", name, kernel_set::kCpu, make_variadic_cpu<kFold, Cls>);
 }
 
 }  // namespace

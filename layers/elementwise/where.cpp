@@ -39,8 +39,8 @@ std::unique_ptr<Kernel> make_where_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(where) {
-  OpRegistry::get().add({"", "Where", infer_where, true, -1, per_element_cost(1)});
-  OpRegistry::get().add_kernel("", "Where", "cpu", make_where_cpu);
+  OpRegistry::get().add(OpDef("", "Where", infer_where).with_cost(per_element_cost(1)));
+  OpRegistry::get().add_kernel("", "Where", kernel_set::kCpu, make_where_cpu);
 }
 
 }  // namespace ie

@@ -46,6 +46,6 @@ std::unique_ptr<Kernel> make_where(const KernelInit& init) {
 
 }  // namespace
 
-IE_REGISTER_OPS(where_cuda) { OpRegistry::get().add_kernel("", "Where", "cuda-reference", make_where); }
+IE_REGISTER_OPS(where_cuda) { OpRegistry::get().add_kernel("", "Where", kernel_set::kCudaReference, make_where); }
 
 }  // namespace ie::cuda

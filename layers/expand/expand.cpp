@@ -57,10 +57,10 @@ std::unique_ptr<Kernel> make_tile_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(expand) {
-  OpRegistry::get().add({"", "Expand", infer_expand});
-  OpRegistry::get().add_kernel("", "Expand", "cpu", make_expand_cpu);
-  OpRegistry::get().add({"", "Tile", infer_tile});
-  OpRegistry::get().add_kernel("", "Tile", "cpu", make_tile_cpu);
+  OpRegistry::get().add(OpDef("", "Expand", infer_expand));
+  OpRegistry::get().add_kernel("", "Expand", kernel_set::kCpu, make_expand_cpu);
+  OpRegistry::get().add(OpDef("", "Tile", infer_tile));
+  OpRegistry::get().add_kernel("", "Tile", kernel_set::kCpu, make_tile_cpu);
 }
 
 }  // namespace ie

@@ -46,8 +46,8 @@ std::unique_ptr<Kernel> make_tile(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(expand_cuda) {
-  OpRegistry::get().add_kernel("", "Expand", "cuda-reference", make_expand);
-  OpRegistry::get().add_kernel("", "Tile", "cuda-reference", make_tile);
+  OpRegistry::get().add_kernel("", "Expand", kernel_set::kCudaReference, make_expand);
+  OpRegistry::get().add_kernel("", "Tile", kernel_set::kCudaReference, make_tile);
 }
 
 }  // namespace ie::cuda

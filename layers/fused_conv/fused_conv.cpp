@@ -1,7 +1,7 @@
 // ie.FusedConv: MaxPool(act(Conv(X, W, B))) in one pass per image, as produced by the planner's Conv -> Relu ->
 // MaxPool fusion. Attributes: every Conv attribute, `activation` ("" | "Relu"), `pool` ("" | "MaxPool") and the
 // pool's window as pool_kernel_shape, pool_strides, pool_pads, pool_ceil_mode, pool_dilations, pool_auto_pad.
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/conv_core.h"
 #include "layers/fused_conv/fused_conv_setup.h"
@@ -32,8 +32,8 @@ OpCost conv_cost(const Node& node, const std::vector<TensorInfo>& in, const std:
 }  // namespace
 
 IE_REGISTER_OPS(fused_conv) {
-  OpRegistry::get().add({"ie", "FusedConv", infer_fused_conv, true, -1, conv_cost});
-  OpRegistry::get().add_kernel("ie", "FusedConv", "cpu", make_fused_conv_cpu);
+  OpRegistry::get().add(OpDef("ie", "FusedConv", infer_fused_conv).with_cost(conv_cost));
+  OpRegistry::get().add_kernel("ie", "FusedConv", kernel_set::kCpu, make_fused_conv_cpu);
 }
 
 }  // namespace ie

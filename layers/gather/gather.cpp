@@ -2,7 +2,7 @@
 // the back). Indices are checked before the copy loop, which then moves raw bytes.
 #include <cstring>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/axes.h"
@@ -53,8 +53,8 @@ std::unique_ptr<Kernel> make_gather_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(gather) {
-  OpRegistry::get().add({"", "Gather", infer_gather});
-  OpRegistry::get().add_kernel("", "Gather", "cpu", make_gather_cpu);
+  OpRegistry::get().add(OpDef("", "Gather", infer_gather));
+  OpRegistry::get().add_kernel("", "Gather", kernel_set::kCpu, make_gather_cpu);
 }
 
 }  // namespace ie

@@ -84,6 +84,6 @@ std::unique_ptr<Kernel> make_gather(const KernelInit& init) {
 
 }  // namespace
 
-IE_REGISTER_OPS(gather_cuda) { OpRegistry::get().add_kernel("", "Gather", "cuda-reference", make_gather); }
+IE_REGISTER_OPS(gather_cuda) { OpRegistry::get().add_kernel("", "Gather", kernel_set::kCudaReference, make_gather); }
 
 }  // namespace ie::cuda

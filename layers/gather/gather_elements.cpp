@@ -1,5 +1,5 @@
 // GatherElements: out[i..] = data[i.. with index[i..] in place of the axis coordinate]; output shape = indices'.
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/axes.h"
@@ -52,8 +52,8 @@ std::unique_ptr<Kernel> make_gather_elements_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(gather_elements) {
-  OpRegistry::get().add({"", "GatherElements", infer_gather_elements});
-  OpRegistry::get().add_kernel("", "GatherElements", "cpu", make_gather_elements_cpu);
+  OpRegistry::get().add(OpDef("", "GatherElements", infer_gather_elements));
+  OpRegistry::get().add_kernel("", "GatherElements", kernel_set::kCpu, make_gather_elements_cpu);
 }
 
 }  // namespace ie

@@ -57,8 +57,8 @@ OpCost gemm_cost(const Node& node, const std::vector<TensorInfo>& in, const std:
 }  // namespace
 
 IE_REGISTER_OPS(gemm) {
-  OpRegistry::get().add({"", "Gemm", infer_gemm, true, -1, gemm_cost});
-  OpRegistry::get().add_kernel("", "Gemm", "cpu", make_gemm_cpu);
+  OpRegistry::get().add(OpDef("", "Gemm", infer_gemm).with_cost(gemm_cost));
+  OpRegistry::get().add_kernel("", "Gemm", kernel_set::kCpu, make_gemm_cpu);
 }
 
 }  // namespace ie

@@ -80,6 +80,6 @@ std::unique_ptr<Kernel> make_gemm_cuda(const KernelInit& init) {
 
 }  // namespace
 
-IE_REGISTER_OPS(gemm_cuda) { OpRegistry::get().add_kernel("", "Gemm", "cuda-reference", make_gemm_cuda); }
+IE_REGISTER_OPS(gemm_cuda) { OpRegistry::get().add_kernel("", "Gemm", kernel_set::kCudaReference, make_gemm_cuda); }
 
 }  // namespace ie

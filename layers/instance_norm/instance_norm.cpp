@@ -52,8 +52,8 @@ std::unique_ptr<Kernel> make_instance_norm_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(instance_norm) {
-  OpRegistry::get().add({"", "InstanceNormalization", infer_instance_norm});
-  OpRegistry::get().add_kernel("", "InstanceNormalization", "cpu", make_instance_norm_cpu);
+  OpRegistry::get().add(OpDef("", "InstanceNormalization", infer_instance_norm));
+  OpRegistry::get().add_kernel("", "InstanceNormalization", kernel_set::kCpu, make_instance_norm_cpu);
 }
 
 }  // namespace ie

@@ -99,8 +99,8 @@ std::unique_ptr<Kernel> make_layer_norm_cpu(const KernelInit& init) {
 
 IE_REGISTER_OPS(layer_norm) {
   // mean, variance (subtract, square, add), normalize (subtract, multiply), scale and shift: about 8 per element.
-  OpRegistry::get().add({"", "LayerNormalization", infer_layer_norm, true, -1, per_element_cost(8)});
-  OpRegistry::get().add_kernel("", "LayerNormalization", "cpu", make_layer_norm_cpu);
+  OpRegistry::get().add(OpDef("", "LayerNormalization", infer_layer_norm).with_cost(per_element_cost(8)));
+  OpRegistry::get().add_kernel("", "LayerNormalization", kernel_set::kCpu, make_layer_norm_cpu);
 }
 
 }  // namespace ie

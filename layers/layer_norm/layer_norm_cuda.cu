@@ -189,7 +189,7 @@ std::unique_ptr<Kernel> make_layer_norm(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(layer_norm_cuda) {
-  OpRegistry::get().add_kernel("", "LayerNormalization", "cuda-reference", make_layer_norm);
+  OpRegistry::get().add_kernel("", "LayerNormalization", kernel_set::kCudaReference, make_layer_norm);
 }
 
 }  // namespace ie::cuda

@@ -49,8 +49,8 @@ std::unique_ptr<Kernel> make_linear_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(linear) {
-  OpRegistry::get().add({"ie", "Linear", infer_linear, true, -1, dot_product_cost});
-  OpRegistry::get().add_kernel("ie", "Linear", "cpu", make_linear_cpu);
+  OpRegistry::get().add(OpDef("ie", "Linear", infer_linear).with_cost(dot_product_cost));
+  OpRegistry::get().add_kernel("ie", "Linear", kernel_set::kCpu, make_linear_cpu);
 }
 
 }  // namespace ie

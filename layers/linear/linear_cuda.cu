@@ -56,7 +56,7 @@ std::unique_ptr<Kernel> make_linear_cuda(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(linear_cuda) {
-  OpRegistry::get().add_kernel("ie", "Linear", "cuda-reference", make_linear_cuda, linear_cuda_supports);
+  OpRegistry::get().add_kernel("ie", "Linear", kernel_set::kCudaReference, make_linear_cuda, linear_cuda_supports);
 }
 
 }  // namespace ie

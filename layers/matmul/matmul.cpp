@@ -54,8 +54,8 @@ std::unique_ptr<Kernel> make_matmul_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(matmul) {
-  OpRegistry::get().add({"", "MatMul", infer_matmul, true, -1, dot_product_cost});
-  OpRegistry::get().add_kernel("", "MatMul", "cpu", make_matmul_cpu);
+  OpRegistry::get().add(OpDef("", "MatMul", infer_matmul).with_cost(dot_product_cost));
+  OpRegistry::get().add_kernel("", "MatMul", kernel_set::kCpu, make_matmul_cpu);
 }
 
 }  // namespace ie

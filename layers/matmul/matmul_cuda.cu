@@ -93,6 +93,6 @@ std::unique_ptr<Kernel> make_matmul_cuda(const KernelInit& init) {
 
 }  // namespace
 
-IE_REGISTER_OPS(matmul_cuda) { OpRegistry::get().add_kernel("", "MatMul", "cuda-reference", make_matmul_cuda); }
+IE_REGISTER_OPS(matmul_cuda) { OpRegistry::get().add_kernel("", "MatMul", kernel_set::kCudaReference, make_matmul_cuda); }
 
 }  // namespace ie

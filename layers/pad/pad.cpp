@@ -3,7 +3,7 @@
 // the constant), so every mode shares one loop.
 #include <cstring>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/axes.h"
@@ -150,8 +150,8 @@ std::unique_ptr<Kernel> make_pad_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(pad) {
-  OpRegistry::get().add({"", "Pad", infer_pad});
-  OpRegistry::get().add_kernel("", "Pad", "cpu", make_pad_cpu);
+  OpRegistry::get().add(OpDef("", "Pad", infer_pad));
+  OpRegistry::get().add_kernel("", "Pad", kernel_set::kCpu, make_pad_cpu);
 }
 
 }  // namespace ie

@@ -47,7 +47,7 @@ std::unique_ptr<Kernel> make_pool_cpu(const KernelInit& init) {
           if (is_max) {
             max_pool(xi, 1, s.window, yi, idx ? idx + p * s.window.out_volume() : nullptr,
                      p * s.window.in_volume(), s.col_major);
-          } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, half>) {
+          } else if constexpr (std::is_floating_point_v<T> || is_half_like_v<T>) {
             average_pool(xi, 1, s.window, yi, s.count_include_pad);
           }
         }
@@ -60,14 +60,14 @@ std::unique_ptr<Kernel> make_pool_cpu(const KernelInit& init) {
 
 IE_REGISTER_OPS(pool) {
   auto& r = OpRegistry::get();
-  r.add({"", "MaxPool", infer_pool<PoolKind::Max>});
-  r.add({"", "AveragePool", infer_pool<PoolKind::Average>});
-  r.add({"", "GlobalMaxPool", infer_pool<PoolKind::GlobalMax>});
-  r.add({"", "GlobalAveragePool", infer_pool<PoolKind::GlobalAverage>});
-  r.add_kernel("", "MaxPool", "cpu", make_pool_cpu<PoolKind::Max>);
-  r.add_kernel("", "AveragePool", "cpu", make_pool_cpu<PoolKind::Average>);
-  r.add_kernel("", "GlobalMaxPool", "cpu", make_pool_cpu<PoolKind::GlobalMax>);
-  r.add_kernel("", "GlobalAveragePool", "cpu", make_pool_cpu<PoolKind::GlobalAverage>);
+  r.add(OpDef("", "MaxPool", infer_pool<PoolKind::Max>));
+  r.add(OpDef("", "AveragePool", infer_pool<PoolKind::Average>));
+  r.add(OpDef("", "GlobalMaxPool", infer_pool<PoolKind::GlobalMax>));
+  r.add(OpDef("", "GlobalAveragePool", infer_pool<PoolKind::GlobalAverage>));
+  r.add_kernel("", "MaxPool", kernel_set::kCpu, make_pool_cpu<PoolKind::Max>);
+  r.add_kernel("", "AveragePool", kernel_set::kCpu, make_pool_cpu<PoolKind::Average>);
+  r.add_kernel("", "GlobalMaxPool", kernel_set::kCpu, make_pool_cpu<PoolKind::GlobalMax>);
+  r.add_kernel("", "GlobalAveragePool", kernel_set::kCpu, make_pool_cpu<PoolKind::GlobalAverage>);
 }
 
 }  // namespace ie

@@ -142,10 +142,10 @@ std::unique_ptr<Kernel> make_pool_cuda(const KernelInit& init) {
 
 IE_REGISTER_OPS(pool_cuda) {
   auto& r = OpRegistry::get();
-  r.add_kernel("", "MaxPool", "cuda-reference", make_pool_cuda<PoolKind::Max>, pool_cuda_supports);
-  r.add_kernel("", "AveragePool", "cuda-reference", make_pool_cuda<PoolKind::Average>, pool_cuda_supports);
-  r.add_kernel("", "GlobalMaxPool", "cuda-reference", make_pool_cuda<PoolKind::GlobalMax>);
-  r.add_kernel("", "GlobalAveragePool", "cuda-reference", make_pool_cuda<PoolKind::GlobalAverage>);
+  r.add_kernel("", "MaxPool", kernel_set::kCudaReference, make_pool_cuda<PoolKind::Max>, pool_cuda_supports);
+  r.add_kernel("", "AveragePool", kernel_set::kCudaReference, make_pool_cuda<PoolKind::Average>, pool_cuda_supports);
+  r.add_kernel("", "GlobalMaxPool", kernel_set::kCudaReference, make_pool_cuda<PoolKind::GlobalMax>);
+  r.add_kernel("", "GlobalAveragePool", kernel_set::kCudaReference, make_pool_cuda<PoolKind::GlobalAverage>);
 }
 
 }  // namespace ie

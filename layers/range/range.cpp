@@ -2,7 +2,7 @@
 // be known at plan time.
 #include <cmath>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/registry/op_def.h"
 
 namespace ie {
@@ -52,8 +52,8 @@ std::unique_ptr<Kernel> make_range_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(range) {
-  OpRegistry::get().add({"", "Range", infer_range});
-  OpRegistry::get().add_kernel("", "Range", "cpu", make_range_cpu);
+  OpRegistry::get().add(OpDef("", "Range", infer_range));
+  OpRegistry::get().add_kernel("", "Range", kernel_set::kCpu, make_range_cpu);
 }
 
 }  // namespace ie

@@ -1,6 +1,6 @@
 // ArgMax and ArgMin: the int64 index of the extreme value along one axis (the first one, or the last one with
 // select_last_index).
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/axes.h"
@@ -65,8 +65,8 @@ std::unique_ptr<Kernel> make_arg_reduce_cpu(const KernelInit& init) {
 
 IE_REGISTER_OPS(arg_reduce) {
   for (const char* name : {"ArgMax", "ArgMin"}) {
-    OpRegistry::get().add({"", name, infer_arg_reduce});
-    OpRegistry::get().add_kernel("", name, "cpu", make_arg_reduce_cpu);
+    OpRegistry::get().add(OpDef("", name, infer_arg_reduce));
+    OpRegistry::get().add_kernel("", name, kernel_set::kCpu, make_arg_reduce_cpu);
   }
 }
 

@@ -7,7 +7,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/axes.h"
 #include "layers/common/init_context.h"
@@ -87,7 +87,7 @@ void infer_reduce(InferContext& ctx) {
 // Accumulate half in float and integers in 64 bits (wrapping on output as the narrow type would).
 template <class T>
 using AccOf = std::conditional_t<
-    std::is_same_v<T, half>, float,
+    is_half_like_v<T>, float,
     std::conditional_t<std::is_integral_v<T>, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>, T>>;
 
 template <class T, Kind K>
@@ -203,8 +203,8 @@ std::unique_ptr<Kernel> make_reduce_cpu(const KernelInit& init) {
 
 IE_REGISTER_OPS(reduce) {
   for (auto& spec : kSpecs) {
-    OpRegistry::get().add({"", spec.name, infer_reduce});
-    OpRegistry::get().add_kernel("", spec.name, "cpu", make_reduce_cpu);
+    OpRegistry::get().add(OpDef("", spec.name, infer_reduce));
+    OpRegistry::get().add_kernel("", spec.name, kernel_set::kCpu, make_reduce_cpu);
   }
 }
 

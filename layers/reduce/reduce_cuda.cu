@@ -109,9 +109,9 @@ std::unique_ptr<Kernel> make_reduce(const KernelInit& init, bool mean) {
 }  // namespace
 
 IE_REGISTER_OPS(reduce_cuda) {
-  OpRegistry::get().add_kernel("", "ReduceSum", "cuda-reference",
+  OpRegistry::get().add_kernel("", "ReduceSum", kernel_set::kCudaReference,
                                [](const KernelInit& init) { return make_reduce(init, false); });
-  OpRegistry::get().add_kernel("", "ReduceMean", "cuda-reference",
+  OpRegistry::get().add_kernel("", "ReduceMean", kernel_set::kCudaReference,
                                [](const KernelInit& init) { return make_reduce(init, true); });
 }
 

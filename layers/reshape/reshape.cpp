@@ -52,14 +52,10 @@ void infer_flatten(InferContext& ctx) {
 }  // namespace
 
 IE_REGISTER_OPS(reshape) {
-  OpDef reshape{"", "Reshape", infer_reshape};
-  reshape.view_of_input = 0;
-  OpRegistry::get().add(reshape);
-  OpDef flatten{"", "Flatten", infer_flatten};
-  flatten.view_of_input = 0;
-  OpRegistry::get().add(flatten);
-  OpRegistry::get().add_kernel("", "Reshape", "cpu", make_view_kernel);
-  OpRegistry::get().add_kernel("", "Flatten", "cpu", make_view_kernel);
+  OpRegistry::get().add(OpDef("", "Reshape", infer_reshape).view_of(0));
+  OpRegistry::get().add(OpDef("", "Flatten", infer_flatten).view_of(0));
+  OpRegistry::get().add_kernel("", "Reshape", kernel_set::kCpu, make_view_kernel);
+  OpRegistry::get().add_kernel("", "Flatten", kernel_set::kCpu, make_view_kernel);
 }
 
 }  // namespace ie

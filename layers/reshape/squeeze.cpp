@@ -57,10 +57,8 @@ void infer_unsqueeze(InferContext& ctx) {
 IE_REGISTER_OPS(squeeze) {
   for (auto [name, infer] :
        {std::pair<const char*, InferFn>{"Squeeze", infer_squeeze}, {"Unsqueeze", infer_unsqueeze}}) {
-    OpDef def{"", name, infer};
-    def.view_of_input = 0;
-    OpRegistry::get().add(def);
-    OpRegistry::get().add_kernel("", name, "cpu", make_view_kernel);
+    OpRegistry::get().add(OpDef("", name, infer).view_of(0));
+    OpRegistry::get().add_kernel("", name, kernel_set::kCpu, make_view_kernel);
   }
 }
 

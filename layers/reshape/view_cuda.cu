@@ -20,7 +20,7 @@ std::unique_ptr<Kernel> make_view(const KernelInit&) {
 
 IE_REGISTER_OPS(view_cuda) {
   for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
-    OpRegistry::get().add_kernel("", op, "cuda-reference", make_view);
+    OpRegistry::get().add_kernel("", op, kernel_set::kCudaReference, make_view);
 }
 
 }  // namespace ie::cuda

@@ -264,8 +264,9 @@ std::unique_ptr<Kernel> make_resize_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(resize) {
-  OpRegistry::get().add({"", "Resize", infer_resize});
-  OpRegistry::get().add_kernel("", "Resize", "cpu", make_resize_cpu);
+  // roi and scales are float whatever X is: a fp16/bf16 plan keeps them as they are.
+  OpRegistry::get().add(OpDef("", "Resize", infer_resize).with_fixed_type_inputs({1, 2}));
+  OpRegistry::get().add_kernel("", "Resize", kernel_set::kCpu, make_resize_cpu);
 }
 
 }  // namespace ie

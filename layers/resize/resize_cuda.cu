@@ -149,6 +149,6 @@ std::unique_ptr<Kernel> make_resize(const KernelInit& init) {
 
 }  // namespace
 
-IE_REGISTER_OPS(resize_cuda) { OpRegistry::get().add_kernel("", "Resize", "cuda-reference", make_resize); }
+IE_REGISTER_OPS(resize_cuda) { OpRegistry::get().add_kernel("", "Resize", kernel_set::kCudaReference, make_resize); }
 
 }  // namespace ie::cuda

@@ -29,11 +29,11 @@ void infer_size(InferContext& ctx) {
 }  // namespace
 
 IE_REGISTER_OPS(shape) {
-  OpRegistry::get().add({"", "Shape", infer_shape});
-  OpRegistry::get().add({"", "Size", infer_size});
-  OpRegistry::get().add_kernel("", "Shape", "cpu",
+  OpRegistry::get().add(OpDef("", "Shape", infer_shape));
+  OpRegistry::get().add(OpDef("", "Size", infer_size));
+  OpRegistry::get().add_kernel("", "Shape", kernel_set::kCpu,
                                [](const KernelInit& i) { return make_known_output_kernel(i, infer_shape); });
-  OpRegistry::get().add_kernel("", "Size", "cpu",
+  OpRegistry::get().add_kernel("", "Size", kernel_set::kCpu,
                                [](const KernelInit& i) { return make_known_output_kernel(i, infer_size); });
 }
 

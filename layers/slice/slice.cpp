@@ -82,8 +82,8 @@ std::unique_ptr<Kernel> make_slice_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(slice) {
-  OpRegistry::get().add({"", "Slice", infer_slice});
-  OpRegistry::get().add_kernel("", "Slice", "cpu", make_slice_cpu);
+  OpRegistry::get().add(OpDef("", "Slice", infer_slice));
+  OpRegistry::get().add_kernel("", "Slice", kernel_set::kCpu, make_slice_cpu);
 }
 
 }  // namespace ie

@@ -29,6 +29,6 @@ std::unique_ptr<Kernel> make_slice(const KernelInit& init) {
 
 }  // namespace
 
-IE_REGISTER_OPS(slice_cuda) { OpRegistry::get().add_kernel("", "Slice", "cuda-reference", make_slice); }
+IE_REGISTER_OPS(slice_cuda) { OpRegistry::get().add_kernel("", "Slice", kernel_set::kCudaReference, make_slice); }
 
 }  // namespace ie::cuda

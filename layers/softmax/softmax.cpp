@@ -3,7 +3,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 #include "layers/softmax/softmax_setup.h"
@@ -68,12 +68,12 @@ std::unique_ptr<Kernel> make_soft_cpu(const KernelInit& init) {
 IE_REGISTER_OPS(softmax) {
   auto& r = OpRegistry::get();
   // max, subtract, exp, sum, divide: about 5 operations per element.
-  r.add({"", "Softmax", infer_soft, true, -1, per_element_cost(5)});
-  r.add({"", "LogSoftmax", infer_soft, true, -1, per_element_cost(5)});
-  r.add({"", "Hardmax", infer_soft, true, -1, per_element_cost(2)});
-  r.add_kernel("", "Softmax", "cpu", make_soft_cpu<SoftKind::Softmax>);
-  r.add_kernel("", "LogSoftmax", "cpu", make_soft_cpu<SoftKind::LogSoftmax>);
-  r.add_kernel("", "Hardmax", "cpu", make_soft_cpu<SoftKind::Hardmax>);
+  r.add(OpDef("", "Softmax", infer_soft).with_cost(per_element_cost(5)));
+  r.add(OpDef("", "LogSoftmax", infer_soft).with_cost(per_element_cost(5)));
+  r.add(OpDef("", "Hardmax", infer_soft).with_cost(per_element_cost(2)));
+  r.add_kernel("", "Softmax", kernel_set::kCpu, make_soft_cpu<SoftKind::Softmax>);
+  r.add_kernel("", "LogSoftmax", kernel_set::kCpu, make_soft_cpu<SoftKind::LogSoftmax>);
+  r.add_kernel("", "Hardmax", kernel_set::kCpu, make_soft_cpu<SoftKind::Hardmax>);
 }
 
 }  // namespace ie

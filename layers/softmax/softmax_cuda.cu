@@ -42,8 +42,8 @@ std::unique_ptr<Kernel> make_softmax_cuda(const KernelInit& init) {
 
 IE_REGISTER_OPS(softmax_cuda) {
   auto& r = OpRegistry::get();
-  r.add_kernel("", "Softmax", "cuda-reference", make_softmax_cuda<CUDNN_SOFTMAX_ACCURATE>);
-  r.add_kernel("", "LogSoftmax", "cuda-reference", make_softmax_cuda<CUDNN_SOFTMAX_LOG>);
+  r.add_kernel("", "Softmax", kernel_set::kCudaReference, make_softmax_cuda<CUDNN_SOFTMAX_ACCURATE>);
+  r.add_kernel("", "LogSoftmax", kernel_set::kCudaReference, make_softmax_cuda<CUDNN_SOFTMAX_LOG>);
 }
 
 }  // namespace ie

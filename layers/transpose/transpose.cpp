@@ -48,8 +48,8 @@ std::unique_ptr<Kernel> make_transpose_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(transpose) {
-  OpRegistry::get().add({"", "Transpose", infer_transpose});
-  OpRegistry::get().add_kernel("", "Transpose", "cpu", make_transpose_cpu);
+  OpRegistry::get().add(OpDef("", "Transpose", infer_transpose));
+  OpRegistry::get().add_kernel("", "Transpose", kernel_set::kCpu, make_transpose_cpu);
 }
 
 }  // namespace ie

@@ -29,6 +29,6 @@ std::unique_ptr<Kernel> make_transpose(const KernelInit& init) {
 
 }  // namespace
 
-IE_REGISTER_OPS(transpose_cuda) { OpRegistry::get().add_kernel("", "Transpose", "cuda-reference", make_transpose); }
+IE_REGISTER_OPS(transpose_cuda) { OpRegistry::get().add_kernel("", "Transpose", kernel_set::kCudaReference, make_transpose); }
 
 }  // namespace ie::cuda

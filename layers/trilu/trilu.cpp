@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 
@@ -50,8 +50,8 @@ std::unique_ptr<Kernel> make_trilu_cpu(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(trilu) {
-  OpRegistry::get().add({"", "Trilu", infer_trilu});
-  OpRegistry::get().add_kernel("", "Trilu", "cpu", make_trilu_cpu);
+  OpRegistry::get().add(OpDef("", "Trilu", infer_trilu));
+  OpRegistry::get().add_kernel("", "Trilu", kernel_set::kCpu, make_trilu_cpu);
 }
 
 }  // namespace ie

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "engine/backend/backend.h"
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/loader/onnx_loader.h"
 #include "engine/registry/op_def.h"
 
@@ -48,7 +48,7 @@ std::string compare(const ie::Tensor& got, const ie::Tensor& want) {
     for (int64_t i = 0; i < got.numel() && msg.empty(); ++i) {
       double a = static_cast<double>(g[i]), b = static_cast<double>(w[i]);
       bool ok;
-      if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, ie::half>) {
+      if constexpr (std::is_floating_point_v<T> || ie::is_half_like_v<T>) {
         ok = (std::isnan(a) && std::isnan(b)) || a == b || std::abs(a - b) <= kAtol + kRtol * std::abs(b);
       } else {
         ok = g[i] == w[i];

@@ -1,10 +1,12 @@
-// Runs one node on "cuda-reference" and on "cpu" with the same inputs and checks every output against the CPU's
-// within a tolerance; the message names the case, so a failure says which op and shape broke.
+// Runs one node on two paths (by default cuda-reference against cpu; also cuda against cuda-reference, or one
+// kernel set against another) with the same inputs and checks every output of the first against the second
+// within a tolerance; the message names the case and both paths, so a failure says which op and shape broke.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "engine/backend/kernel_sets.h"
 #include "gpu_test_util.h"
 
 namespace ie::test {
@@ -13,19 +15,42 @@ struct Tolerance {
   double atol, rtol;
 };
 
-/// Compares cuda-reference with cpu on `node`; `constant` flags inputs that become initializers (weights).
-inline void check_matches_cpu(const std::string& what, const Node& node, const std::vector<Tensor>& inputs,
-                              const std::vector<bool>& constant, Tolerance tol, int64_t opset = 17,
-                              const std::string& precision = "fp32") {
-  INFO(what, " (", precision, ")");
-  std::vector<Tensor> want = run_node_on("cpu", node, inputs, constant, opset);
-  std::vector<Tensor> got = run_node_on("cuda-reference", node, inputs, constant, opset, precision);
+/// Checks every output of `got` against `want` (same count, dtype and shape; values within the tolerance).
+inline void check_outputs_match(const std::vector<Tensor>& got, const std::vector<Tensor>& want, Tolerance tol) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     const double ratio = tolerance_ratio(got[i], want[i], tol.atol, tol.rtol);
     INFO("output ", i, ": worst error / tolerance = ", ratio);
     CHECK(ratio <= 1.0);
   }
+}
+
+/// Compares `node` on path `a` with path `b`; `constant` flags inputs that become initializers (weights).
+inline void check_paths_match(const std::string& what, const Node& node, const std::vector<Tensor>& inputs,
+                              const std::vector<bool>& constant, Tolerance tol, int64_t opset, const Path& a,
+                              const Path& b) {
+  INFO(what, " (", a.label(), " against ", b.label(), ")");
+  check_outputs_match(run_node_on(a, node, inputs, constant, opset), run_node_on(b, node, inputs, constant, opset),
+                      tol);
+}
+
+/// Compares cuda-reference in `precision` with cpu on `node`.
+inline void check_matches_cpu(const std::string& what, const Node& node, const std::vector<Tensor>& inputs,
+                              const std::vector<bool>& constant, Tolerance tol, int64_t opset = 17,
+                              Precision precision = Precision::fp32) {
+  check_paths_match(what, node, inputs, constant, tol, opset, Path{kernel_set::kCudaReference, "", precision},
+                    Path{kernel_set::kCpu});
+}
+
+/// Compares a graph with its fusions applied against the same graph unfused, both on `path`: a fused op
+/// against the nodes it replaced.
+inline void check_fused_matches_unfused(const std::string& what, const Graph& graph,
+                                        const std::map<std::string, Tensor>& feeds, const Path& path,
+                                        Tolerance tol) {
+  Path unfused = path;
+  unfused.fuse = false;
+  INFO(what, " (", path.label(), " fused against unfused)");
+  check_outputs_match(run_graph_on(path, graph, feeds), run_graph_on(unfused, graph, feeds), tol);
 }
 
 /// Seeds that differ per case, so no two tensors of a test share their values.

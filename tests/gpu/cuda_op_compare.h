@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/registry/node_runner.h"
+#include "engine/backend/kernel_sets.h"
 #include "gpu_test_util.h"
 
 namespace ie::test {
@@ -55,13 +56,14 @@ inline Tensor float_tensor(std::vector<int64_t> shape, const std::vector<float>&
   return t;
 }
 
-/// Runs `node` on cuda-reference and on cpu and checks every output: same dtype and shape, values within
-/// atol + rtol * |cpu|. `what` names the case in failure messages.
-inline void expect_matches_cpu(const std::string& what, const Node& node, const std::vector<Tensor>& inputs,
-                               const std::vector<bool>& constant, int64_t opset, double atol, double rtol) {
-  INFO("case: ", what);
-  std::vector<Tensor> got = run_node_on("cuda-reference", node, inputs, constant, opset);
-  std::vector<Tensor> want = run_node_on("cpu", node, inputs, constant, opset);
+/// Runs `node` on path `a` and on path `b` and checks every output: same dtype and shape, values within
+/// atol + rtol * |b|. `what` names the case in failure messages.
+inline void expect_paths_match(const std::string& what, const Node& node, const std::vector<Tensor>& inputs,
+                               const std::vector<bool>& constant, int64_t opset, double atol, double rtol,
+                               const Path& a, const Path& b) {
+  INFO("case: ", what, " (", a.label(), " against ", b.label(), ")");
+  std::vector<Tensor> got = run_node_on(a, node, inputs, constant, opset);
+  std::vector<Tensor> want = run_node_on(b, node, inputs, constant, opset);
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     INFO("output ", i, " (", node.outputs[i], "): ", dtype_name(want[i].dtype()), " ",
@@ -70,6 +72,13 @@ inline void expect_matches_cpu(const std::string& what, const Node& node, const 
     REQUIRE(got[i].shape() == want[i].shape());
     CHECK(tolerance_ratio(got[i], want[i], atol, rtol) <= 1.0);
   }
+}
+
+/// Runs `node` on cuda-reference and on cpu and checks every output (see expect_paths_match).
+inline void expect_matches_cpu(const std::string& what, const Node& node, const std::vector<Tensor>& inputs,
+                               const std::vector<bool>& constant, int64_t opset, double atol, double rtol) {
+  expect_paths_match(what, node, inputs, constant, opset, atol, rtol, Path{kernel_set::kCudaReference},
+                     Path{kernel_set::kCpu});
 }
 
 }  // namespace ie::test

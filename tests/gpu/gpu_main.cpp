@@ -9,7 +9,7 @@
 
 int main(int argc, char** argv) {
   std::string reason;
-  if (!ie::backend_available("cuda-reference", &reason)) {
+  if (!ie::backend_available(ie::kernel_set::kCudaReference, &reason)) {
     std::cout << "GPU tests skipped: " << reason << "\n";
     return 77;
   }

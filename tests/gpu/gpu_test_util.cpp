@@ -5,8 +5,9 @@
 #include <random>
 
 #include "engine/backend/backend.h"
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/executor/executor.h"
+#include "engine/planner/plan.h"
 
 namespace ie::test {
 
@@ -14,19 +15,41 @@ bool gpu_available() {
   static int state = -1;
   if (state < 0) {
     std::string reason;
-    state = backend_available("cuda-reference", &reason) ? 1 : 0;
+    state = backend_available(kernel_set::kCudaReference, &reason) ? 1 : 0;
     if (!state) std::cerr << "GPU tests skipped: " << reason << "\n";
   }
   return state == 1;
 }
 
-std::vector<Tensor> run_node_on(const std::string& backend, const Node& node, const std::vector<Tensor>& inputs,
-                                const std::vector<bool>& constant, int64_t opset, const std::string& precision) {
+std::string Path::label() const {
+  std::string s = backend;
+  if (!kernel_set.empty()) s += "[" + kernel_set + "]";
+  s += std::string(" ") + precision_name(precision);
+  if (!fuse) s += " unfused";
+  return s;
+}
+
+std::vector<Tensor> run_graph_on(const Path& path, const Graph& g, const std::map<std::string, Tensor>& feeds) {
+  std::map<std::string, Shape> shapes;
+  for (auto& [name, t] : feeds) shapes[name] = t.shape();
+  Options opts;
+  opts.precision = path.precision;
+  PlanOptions popts;
+  popts.precision = path.precision;
+  if (!path.fuse) popts.disabled_fusions = {"all"};
+  if (!path.kernel_set.empty()) popts.kernel_sets = {path.kernel_set};
+  auto plan = build_plan(g, shapes, make_backend(path.backend, opts), popts);
+  load_inputs(*plan, feeds);
+  run_steps(*plan, nullptr);
+  return fetch_outputs(*plan);
+}
+
+std::vector<Tensor> run_node_on(const Path& path, const Node& node, const std::vector<Tensor>& inputs,
+                                const std::vector<bool>& constant, int64_t opset) {
   Graph g;
   g.opset = opset;
   g.source = "test graph";
   g.nodes = {node};
-  std::map<std::string, Shape> shapes;
   std::map<std::string, Tensor> feeds;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (node.inputs[i].empty() || inputs[i].empty()) continue;
@@ -40,7 +63,6 @@ std::vector<Tensor> run_node_on(const std::string& backend, const Node& node, co
     d.dims = inputs[i].shape();
     d.dim_names.assign(d.dims.size(), "");
     g.inputs.push_back(d);
-    shapes[d.name] = inputs[i].shape();
     feeds[d.name] = inputs[i];
   }
   for (auto& o : node.outputs) {
@@ -49,15 +71,14 @@ std::vector<Tensor> run_node_on(const std::string& backend, const Node& node, co
     d.has_shape = false;
     g.outputs.push_back(d);
   }
-  Options opts;
-  opts.precision = precision;
-  PlanOptions popts;
-  popts.precision = precision;
-  popts.disabled_fusions = {"all"};
-  auto plan = build_plan(g, shapes, make_backend(backend, opts), popts);
-  load_inputs(*plan, feeds);
-  run_steps(*plan, nullptr);
-  return fetch_outputs(*plan);
+  Path single = path;
+  single.fuse = false;
+  return run_graph_on(single, g, feeds);
+}
+
+std::vector<Tensor> run_node_on(const std::string& backend, const Node& node, const std::vector<Tensor>& inputs,
+                                const std::vector<bool>& constant, int64_t opset, Precision precision) {
+  return run_node_on(Path{backend, "", precision}, node, inputs, constant, opset);
 }
 
 Tensor random_uniform(std::vector<int64_t> shape, unsigned seed, float lo, float hi) {

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,27 @@ namespace ie::test {
 /// True when a CUDA backend can run here; otherwise the reason is printed once.
 bool gpu_available();
 
-/// Runs `node` alone on `backend`. Inputs flagged in `constant` become initializers (weights), the others graph
+/// One way to run a model: a backend, optionally pinned to one of its kernel sets, in a precision mode, fused or
+/// not. Tests compare two paths: cuda-reference against cpu, cuda against cuda-reference, a fused op against its
+/// unfused graph.
+struct Path {
+  std::string backend;
+  std::string kernel_set;                 // "" = the backend's own ordered list
+  Precision precision = Precision::fp32;
+  bool fuse = true;                       // graphs only: a single node never fuses
+  std::string label() const;
+};
+
+/// Runs `node` alone on `path`. Inputs flagged in `constant` become initializers (weights), the others graph
 /// inputs copied in at run time. Returns the node's outputs as host tensors.
+std::vector<Tensor> run_node_on(const Path& path, const Node& node, const std::vector<Tensor>& inputs,
+                                const std::vector<bool>& constant = {}, int64_t opset = 20);
+/// As above on a backend's own kernel sets.
 std::vector<Tensor> run_node_on(const std::string& backend, const Node& node, const std::vector<Tensor>& inputs,
                                 const std::vector<bool>& constant = {}, int64_t opset = 20,
-                                const std::string& precision = "fp32");
+                                Precision precision = Precision::fp32);
+/// Runs a whole graph on `path` (fusion rules applied when path.fuse); outputs in the graph's order.
+std::vector<Tensor> run_graph_on(const Path& path, const Graph& graph, const std::map<std::string, Tensor>& feeds);
 
 /// Float tensor of the given shape with values uniform in [lo, hi), seeded.
 Tensor random_uniform(std::vector<int64_t> shape, unsigned seed, float lo = -1.f, float hi = 1.f);

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 
 namespace ie_test {
 
@@ -60,7 +60,7 @@ template <class T>
 T fixture_value(int64_t i) {
   if constexpr (std::is_same_v<T, bool>) {
     return i % 3 == 0;
-  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, ie::half>) {
+  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || ie::is_half_like_v<T>) {
     return T(i * 0.25 - 1.5);
   } else if constexpr (std::is_same_v<T, uint8_t>) {
     return static_cast<T>((i * 37) % 256);

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/registry/node_runner.h"
 
 namespace ie::test {
@@ -18,8 +18,8 @@ Tensor tensor(std::vector<int64_t> shape, const std::vector<double>& values) {
   REQUIRE(static_cast<size_t>(t.numel()) == values.size());
   T* p = t.data_as<T>();
   for (size_t i = 0; i < values.size(); ++i) {
-    if constexpr (std::is_same_v<T, half>)
-      p[i] = half(static_cast<float>(values[i]));
+    if constexpr (is_half_like_v<T>)
+      p[i] = T(static_cast<float>(values[i]));
     else
       p[i] = static_cast<T>(values[i]);
   }
@@ -32,7 +32,7 @@ inline std::vector<double> values(const Tensor& t) {
   dispatch_all(t.dtype(), "values", [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (size_t i = 0; i < out.size(); ++i) {
-      if constexpr (std::is_same_v<T, half>)
+      if constexpr (is_half_like_v<T>)
         out[i] = static_cast<float>(t.data_as<T>()[i]);
       else
         out[i] = static_cast<double>(t.data_as<T>()[i]);

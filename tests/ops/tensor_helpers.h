@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/registry/node_runner.h"
 
 namespace ie::test {

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "engine/backend/backend.h"
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/executor/executor.h"
 #include "engine/registry/node_runner.h"
 
@@ -125,7 +125,7 @@ std::vector<std::string> step_ops(const Plan& plan) {
 namespace {
 template <class T>
 double to_double(T v) {
-  if constexpr (std::is_same_v<T, half>)
+  if constexpr (is_half_like_v<T>)
     return static_cast<float>(v);
   else
     return static_cast<double>(v);

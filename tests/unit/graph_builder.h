@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/executor/plan.h"
+#include "engine/planner/plan.h"
 
 namespace ie::test {
 

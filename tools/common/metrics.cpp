@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 
 namespace ie::cli {
 

@@ -20,7 +20,7 @@ struct Row {
   double bw_pct = 0, flop_pct = 0;
 };
 
-std::vector<Row> rows_of(const ProfileReport& r, const DevicePeaks& peaks, const std::string& precision) {
+std::vector<Row> rows_of(const ProfileReport& r, const DevicePeaks& peaks, Precision precision) {
   std::vector<Row> rows;
   const double peak_tflops = peaks.tflops_for(precision);
   for (auto& s : r.steps) {
@@ -62,14 +62,14 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-std::string profile_table(const ProfileReport& r, const DevicePeaks& peaks, const std::string& precision) {
+std::string profile_table(const ProfileReport& r, const DevicePeaks& peaks, Precision precision) {
   std::ostringstream o;
-  o << "per-op profile: " << r.backend << " on " << r.device << ", precision " << precision << ", median of "
+  o << "per-op profile: " << r.backend << " on " << r.device << ", precision " << precision_name(precision) << ", median of "
     << r.iterations << " runs\n";
-  o << std::fixed << std::setprecision(1) << "device peaks: copy " << peaks.copy_gbps << " GB/s, " << precision
+  o << std::fixed << std::setprecision(1) << "device peaks: copy " << peaks.copy_gbps << " GB/s, " << precision_name(precision)
     << " matrix " << std::setprecision(2) << peaks.tflops_for(precision) << " TFLOP/s"
     << (peaks.from_cache ? " (cached " + peaks.measured_at + ")" : " (measured now)") << "\n";
-  o << std::left << std::setw(4) << "#" << std::setw(22) << "step" << std::setw(26) << "op" << std::setw(30) << "covers"
+  o << std::left << std::setw(4) << "#" << std::setw(22) << "step" << std::setw(26) << "op" << std::setw(16) << "kernel set" << std::setw(30) << "covers"
     << std::setw(44) << "shapes" << std::right << std::setw(10) << "ms" << std::setw(7) << "%" << std::setw(10) << "MB"
     << std::setw(10) << "GFLOP" << std::setw(9) << "GB/s" << std::setw(7) << "%bw" << std::setw(9) << "TFLOP/s"
     << std::setw(7) << "%flop"
@@ -77,7 +77,7 @@ std::string profile_table(const ProfileReport& r, const DevicePeaks& peaks, cons
   for (const Row& row : rows_of(r, peaks, precision)) {
     const StepProfile& s = *row.step;
     o << std::left << std::setw(4) << s.index << std::setw(22) << clip(s.name, 21) << std::setw(26) << clip(s.op, 25)
-      << std::setw(30) << clip(join(s.covers, ","), 29) << std::setw(44) << clip(shapes_text(s), 43) << std::right
+      << std::setw(16) << clip(s.kernel_set, 15) << std::setw(30) << clip(join(s.covers, ","), 29) << std::setw(44) << clip(shapes_text(s), 43) << std::right
       << std::setprecision(4) << std::setw(10) << s.median_ms << std::setprecision(1) << std::setw(7) << row.share
       << std::setprecision(2) << std::setw(10) << s.bytes / 1e6 << std::setw(10) << s.flops / 1e9
       << std::setprecision(1) << std::setw(9) << row.gbps << std::setw(7) << row.bw_pct << std::setprecision(3)
@@ -87,13 +87,14 @@ std::string profile_table(const ProfileReport& r, const DevicePeaks& peaks, cons
   return o.str();
 }
 
-nlohmann::json profile_json(const ProfileReport& r, const DevicePeaks& peaks, const std::string& precision) {
+nlohmann::json profile_json(const ProfileReport& r, const DevicePeaks& peaks, Precision precision) {
   nlohmann::json steps = nlohmann::json::array();
   for (const Row& row : rows_of(r, peaks, precision)) {
     const StepProfile& s = *row.step;
     steps.push_back({{"index", s.index},
                      {"step", s.name},
                      {"op", s.op},
+                     {"kernel_set", s.kernel_set},
                      {"covers", s.covers},
                      {"input_shapes", s.input_shapes},
                      {"output_shapes", s.output_shapes},
@@ -110,7 +111,7 @@ nlohmann::json profile_json(const ProfileReport& r, const DevicePeaks& peaks, co
   }
   return {{"backend", r.backend},
           {"device", r.device},
-          {"precision", precision},
+          {"precision", precision_name(precision)},
           {"iterations", r.iterations},
           {"total_ms", r.total_ms},
           {"peaks",
@@ -124,22 +125,22 @@ nlohmann::json profile_json(const ProfileReport& r, const DevicePeaks& peaks, co
           {"steps", steps}};
 }
 
-std::string profile_csv(const ProfileReport& r, const DevicePeaks& peaks, const std::string& precision) {
+std::string profile_csv(const ProfileReport& r, const DevicePeaks& peaks, Precision precision) {
   std::ostringstream o;
   o << "index,step,op,covers,input_shapes,output_shapes,median_ms,min_ms,max_ms,percent_of_total,bytes,flops,"
-       "achieved_gbps,achieved_tflops,percent_of_peak_bandwidth,percent_of_peak_flops\n";
+       "achieved_gbps,achieved_tflops,percent_of_peak_bandwidth,percent_of_peak_flops,kernel_set\n";
   o << std::setprecision(9);
   for (const Row& row : rows_of(r, peaks, precision)) {
     const StepProfile& s = *row.step;
     o << s.index << "," << csv_field(s.name) << "," << csv_field(s.op) << "," << csv_field(join(s.covers, ";")) << ","
       << csv_field(shape_list(s.input_shapes, ";")) << "," << csv_field(shape_list(s.output_shapes, ";")) << ","
       << s.median_ms << "," << s.min_ms << "," << s.max_ms << "," << row.share << "," << s.bytes << "," << s.flops
-      << "," << row.gbps << "," << row.tflops << "," << row.bw_pct << "," << row.flop_pct << "\n";
+      << "," << row.gbps << "," << row.tflops << "," << row.bw_pct << "," << row.flop_pct << "," << csv_field(s.kernel_set) << "\n";
   }
   return o.str();
 }
 
-void write_profile_files(const ProfileReport& r, const DevicePeaks& peaks, const std::string& precision,
+void write_profile_files(const ProfileReport& r, const DevicePeaks& peaks, Precision precision,
                          const std::string& json_path, const std::string& csv_path) {
   if (!json_path.empty()) {
     AtomicFileWriter out(json_path);

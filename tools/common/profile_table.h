@@ -18,13 +18,13 @@
 namespace ie::cli {
 
 /// Fixed-width table for a terminal, with a header naming the device, its peaks and the iteration count.
-std::string profile_table(const ProfileReport& report, const DevicePeaks& peaks, const std::string& precision);
+std::string profile_table(const ProfileReport& report, const DevicePeaks& peaks, Precision precision);
 /// {"backend", "device", "precision", "iterations", "total_ms", "peaks": {...}, "steps": [{...}, ...]}
-nlohmann::json profile_json(const ProfileReport& report, const DevicePeaks& peaks, const std::string& precision);
+nlohmann::json profile_json(const ProfileReport& report, const DevicePeaks& peaks, Precision precision);
 /// Header line and one line per step (shapes and covers joined with ';' inside quoted fields).
-std::string profile_csv(const ProfileReport& report, const DevicePeaks& peaks, const std::string& precision);
+std::string profile_csv(const ProfileReport& report, const DevicePeaks& peaks, Precision precision);
 /// Writes JSON and/or CSV files (empty path: skipped) atomically.
-void write_profile_files(const ProfileReport& report, const DevicePeaks& peaks, const std::string& precision,
+void write_profile_files(const ProfileReport& report, const DevicePeaks& peaks, Precision precision,
                          const std::string& json_path, const std::string& csv_path);
 
 struct ProfilePass {

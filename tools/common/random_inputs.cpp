@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 
 namespace ie::cli {
 

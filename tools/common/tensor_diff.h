@@ -17,8 +17,8 @@ struct Tolerance {
   double rtol = 1e-4;
 };
 
-/// fp32: 1e-5 / 1e-4; tf32: 1e-3 / 1e-2; fp16: 1e-2 / 1e-2. Throws Error(Usage) on another name.
-Tolerance default_tolerance(const std::string& precision);
+/// Per-element atol / rtol of each mode: fp32 1e-5 / 1e-4; tf32 1e-3 / 1e-2; fp16 1e-2 / 1e-2; bf16 2e-2 / 2e-2.
+Tolerance default_tolerance(Precision precision);
 
 struct DiffStats {
   std::string problem;  // non-empty when the tensors cannot be compared (shape or size mismatch)

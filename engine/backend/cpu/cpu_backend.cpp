@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/kernel_sets.h"
 #include "engine/core/error.h"
 
 namespace ie {
@@ -11,7 +12,7 @@ namespace {
 
 class CpuBackend : public Backend {
  public:
-  std::string name() const override { return "cpu"; }
+  std::string name() const override { return kernel_set::kCpu; }
   void* allocate(size_t bytes) override {
     size_t rounded = (bytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded ? rounded : 64);
@@ -34,7 +35,8 @@ class CpuBackend : public Backend {
 }  // namespace
 
 IE_REGISTER_BACKEND(cpu) {
-  register_backend("cpu", [](const Options&, std::shared_ptr<void>*) { return std::make_shared<CpuBackend>(); }, nullptr);
+  register_backend(kernel_set::kCpu, BackendTraits{{kernel_set::kCpu}, {Precision::fp32}},
+                   [](const Options&, std::shared_ptr<void>*) { return std::make_shared<CpuBackend>(); }, nullptr);
 }
 
 }  // namespace ie

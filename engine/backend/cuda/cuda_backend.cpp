@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/kernel_sets.h"
 #include "engine/backend/cuda/cuda_state.h"
 #include "engine/backend/cuda/pinned_stager.h"
 #include "engine/backend/cuda/cuda_step_timer.h"
@@ -125,9 +126,9 @@ std::shared_ptr<DeviceConstants> shared_constants(std::shared_ptr<void>* engine_
 
 IE_REGISTER_BACKEND(cuda_reference) {
   register_backend(
-      "cuda-reference",
+      kernel_set::kCudaReference, BackendTraits{{kernel_set::kCudaReference}, {Precision::fp32, Precision::tf32}},
       [](const Options& o, std::shared_ptr<void>* slot) {
-        return std::make_shared<CudaBackend>("cuda-reference", o, shared_constants(slot));
+        return std::make_shared<CudaBackend>(kernel_set::kCudaReference, o, shared_constants(slot));
       },
       cuda_usable);
 }

@@ -39,7 +39,7 @@ std::vector<std::pair<std::string, std::string>> cuda_device_info(const CudaStat
       {"CUDA runtime", cuda_version(runtime)},
       {"cuDNN", library_version(cudnn)},
       {"cuBLAS", library_version(static_cast<size_t>(cublas))},
-      {"precision", s.precision},
+      {"precision", precision_name(s.precision)},
   };
 }
 

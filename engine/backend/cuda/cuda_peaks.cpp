@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/backend/cuda/cuda_state.h"
-#include "engine/core/dtype.h"
+#include "engine/core/dtype_dispatch.h"
 #include "engine/profile/device_peaks.h"
 
 namespace ie::cuda {
@@ -131,7 +131,7 @@ DevicePeaks measure(Backend& backend) {
 }  // namespace
 
 IE_REGISTER_BACKEND(cuda_peaks) {
-  register_peak_meter("cuda-reference", measure);
+  register_peak_meter(kernel_set::kCudaReference, measure);
   register_peak_meter("cuda", measure);
 }
 

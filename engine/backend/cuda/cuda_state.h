@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/backend/cuda/cuda_check.h"
+#include "engine/core/precision.h"
 
 namespace ie::cuda {
 
@@ -18,8 +19,8 @@ struct CudaState {
   cublasHandle_t cublas = nullptr;
   cublasLtHandle_t cublaslt = nullptr;
   cudnnHandle_t cudnn = nullptr;
-  std::string precision = "fp32";  // fp32 (TF32 off), tf32, fp16
-  bool tf32() const { return precision == "tf32"; }
+  Precision precision = Precision::fp32;
+  bool tf32() const { return precision == Precision::tf32; }
 };
 
 /// The CudaState a kernel factory receives; fails clearly when a kernel is created outside a CUDA backend.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/constant_store.h"
 #include "engine/ir/graph.h"
 #include "engine/planner/fusion.h"
 #include "engine/registry/op_def.h"
@@ -25,6 +26,8 @@ struct Slot {
 struct Step {
   Node node;
   std::unique_ptr<Kernel> kernel;
+  std::string kernel_set;               // the set that served the node (engine/backend/kernel_sets.h)
+  std::vector<std::string> declined;    // earlier sets of the backend that passed, each "set: why"
   std::vector<int> inputs;    // slot indices, -1 for an absent optional input
   std::vector<int> outputs;   // slot indices, -1 for an unused optional output
   size_t workspace_offset = 0;
@@ -48,6 +51,10 @@ struct Plan {
   size_t removed_nodes = 0;
   size_t onnx_nodes = 0;
   FusionReport fusion;
+  Precision precision = Precision::fp32;
+  std::vector<std::string> kernel_sets;  // tried in this order for every node
+  size_t precision_casts = 0;           // Cast steps the precision pass placed (graph edges, fallback kernels)
+  std::shared_ptr<ConstantStore> store;  // keeps prepared constants alive as long as the plan
   void* arena = nullptr;
 
   Plan() = default;
@@ -61,7 +68,11 @@ struct Plan {
 
 struct PlanOptions {
   std::set<std::string> disabled_fusions;
-  std::string precision = "fp32";
+  Precision precision = Precision::fp32;
+  /// Kernel sets to try, in order; empty: the backend's own list. Tests use it to pin one set of a backend.
+  std::vector<std::string> kernel_sets;
+  /// Engine-wide constants (precision-converted weights, kernel-prepared layouts); null: one private to the plan.
+  std::shared_ptr<ConstantStore> store;
 };
 
 /// Graph inputs whose values are bound at plan time (shape-tensor inputs), by name.
