@@ -1,5 +1,6 @@
-// Fusion as data: a table of rewrite rules applied to the IR before lowering. Each rule lives in its own file
-// under fusion_rules/ and registers itself with IE_REGISTER_FUSION; adding a rule touches that one file.
+// Fusion as data: a table of rewrite rules applied to the IR before lowering. Each rule lives beside the op it
+// produces (layers/<op>/<op>_fusion.cpp), describes the nodes it replaces with fusion_pattern.h and registers
+// itself with IE_REGISTER_FUSION; adding a rule touches that one file.
 #pragma once
 
 #include <functional>
@@ -51,8 +52,8 @@ class FusionContext {
   std::map<std::string, std::vector<size_t>> m_consumers;
   std::map<std::string, size_t> m_producers;
   std::set<size_t> m_removed;
-  std::map<size_t, Node> m_inserted;
-  Accept m_accept;  // keyed by the position of the last matched node
+  std::map<size_t, Node> m_inserted;  // keyed by the position of the last matched node
+  Accept m_accept;
 };
 
 struct FusionRule {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "engine/planner/fusion.h"
+#include "engine/planner/shape_inference.h"
 #include "graph_builder.h"
 #include "model_builder.h"
 
@@ -507,6 +508,34 @@ TEST_CASE("fusion conv_relu_pool: leaves alone what it must not touch") {
     CHECK(test::steps_of(*plan, "ie.FusedConv").empty());
     check_conv_fused_equals_unfused(g);
   }
+}
+
+TEST_CASE("fusion conv_relu_pool: fuses Conv + Relu when the backend cannot pool in the epilogue") {
+  Graph g = conv_graph(ConvGraph{});
+  auto infos = infer_and_fold(g, {{"x", kImage}}).infos;
+  std::vector<std::string> offered;
+  FusionReport report = apply_fusions(g, infos, {}, [&](const Node& n) {
+    offered.push_back(n.attrs.get_string("pool", "?"));
+    return n.attrs.get_string("pool", "") != "MaxPool";
+  });
+  CHECK(offered == std::vector<std::string>{"MaxPool", ""});
+  CHECK(report.applied.at("conv_relu_pool") == 1);
+  REQUIRE(g.nodes.size() == 2);
+  CHECK(g.nodes[0].op_type == "FusedConv");
+  CHECK(g.nodes[0].covers == std::vector<std::string>{"conv", "relu"});
+  CHECK(g.nodes[0].outputs == std::vector<std::string>{"r"});
+  CHECK(g.nodes[1].op_type == "MaxPool");
+}
+
+TEST_CASE("fusion linear: a backend that refuses the bias gets the bare product") {
+  Graph g = matmul_add("y").output("y").build();
+  auto infos = infer_and_fold(g, {{"x", kRows}}).infos;
+  FusionReport report = apply_fusions(g, infos, {}, [](const Node& n) { return n.inputs.size() == 2; });
+  CHECK(report.applied.at("linear") == 1);
+  REQUIRE(g.nodes.size() == 2);
+  CHECK(g.nodes[0].op_type == "Linear");
+  CHECK(g.nodes[0].covers == std::vector<std::string>{"mm"});
+  CHECK(g.nodes[1].op_type == "Add");
 }
 
 // --- Switching rules off ------------------------------------------------------------------------------------------
