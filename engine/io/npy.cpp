@@ -24,6 +24,9 @@ constexpr NpyType kTypes[] = {
     {"f4", DType::Float32}, {"f2", DType::Float16}, {"f8", DType::Float64}, {"u1", DType::UInt8},
     {"i1", DType::Int8},    {"i2", DType::Int16},   {"u2", DType::UInt16},  {"i4", DType::Int32},
     {"u4", DType::UInt32},  {"i8", DType::Int64},   {"u8", DType::UInt64},  {"b1", DType::Bool},
+    // numpy has no bfloat16 code: ml_dtypes' bfloat16 saves as a 2-byte void ('<V2'), so that is what a V2 means
+    // here, as Keras and JAX read it too; 'bfloat16' is the descr of the str(dtype) convention some writers use.
+    {"V2", DType::BFloat16},
 };
 
 struct NpyHeader {
@@ -138,6 +141,7 @@ DType dtype_from_descr(const std::string& descr, const std::string& path) {
   bool has_order = order == '<' || order == '>' || order == '|' || order == '=';
   std::string code = has_order ? descr.substr(1) : descr;
   if (code == "?") code = "b1";
+  if (descr == "bfloat16") code = "V2";
   if (code == "O" || code == "O8") fail_input(path, ": object arrays (pickled Python objects) are not supported");
   for (const NpyType& t : kTypes) {
     if (code != t.code) continue;
@@ -148,7 +152,8 @@ DType dtype_from_descr(const std::string& descr, const std::string& path) {
   }
   fail_input(
       path, ": unsupported dtype '", descr,
-      "' (supported: float32, float16, float64, int8, uint8, int16, uint16, int32, uint32, int64, uint64, bool)");
+      "' (supported: float32, float16, bfloat16 as ml_dtypes saves it ('<V2'), float64, int8, uint8, int16, uint16, ",
+      "int32, uint32, int64, uint64, bool)");
 }
 
 std::string descr_of(DType dtype, const std::string& path) {

@@ -1,5 +1,6 @@
 // NumPy .npy files (format versions 1.0, 2.0 and 3.0), little-endian C-ordered arrays of the fixed-size types:
-// float32, float16, float64, int8, uint8, int16, uint16, int32, uint32, int64, uint64 and bool.
+// float32, float16, bfloat16 (as ml_dtypes saves it: a 2-byte void, '<V2'), float64, int8, uint8, int16, uint16, int32,
+// uint32, int64, uint64 and bool.
 //
 //   ie::Tensor x = ie::read_npy("input.npy");   // np.save("input.npy", arr) on the Python side
 //   ie::write_npy("probs.npy", probs);          // np.load("probs.npy") reads it back

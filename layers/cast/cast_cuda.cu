@@ -1,8 +1,8 @@
-// Cast and CastLike on the device (cuda-reference) between float32, float16, float64, int8, uint8, int32, int64
-// and bool, with the CPU kernel's semantics: every value goes through double (float sources) or int64 (integer
+// Cast and CastLike on the device (cuda-reference) between float32, float16, bfloat16, float64, int8, uint8, int32,
+// int64 and bool, with the CPU kernel's semantics (float to bfloat16 truncates the mantissa, as ONNX's reference): every value goes through double (float sources) or int64 (integer
 // and bool sources); floats to integers truncate toward zero through int64 with NaN and out-of-range values pinned
 // to INT64_MIN (as x86 does); anything to bool is "!= 0" (NaN is true); integers narrow modulo 2^bits.
-// One thread per element, grid-stride; same-type casts are a device copy. bfloat16 and uint16/32/64 are rejected.
+// One thread per element, grid-stride; same-type casts are a device copy. uint16/32/64 are rejected.
 #include <cstdint>
 #include <type_traits>
 
@@ -18,6 +18,11 @@ __device__ __forceinline__ D narrow(W w) {
     return w != W(0);
   } else if constexpr (std::is_same_v<D, __half>) {
     return __float2half_rn(static_cast<float>(w));
+  } else if constexpr (std::is_same_v<D, __nv_bfloat16>) {
+    const float f = static_cast<float>(w);
+    const unsigned bits = __float_as_uint(f);
+    const unsigned short top = static_cast<unsigned short>(bits >> 16);
+    return __ushort_as_bfloat16(isnan(f) ? static_cast<unsigned short>(top | 0x40) : top);  // NaN stays NaN
   } else if constexpr (std::is_floating_point_v<D>) {
     return static_cast<D>(w);
   } else if constexpr (std::is_floating_point_v<W>) {
@@ -32,6 +37,8 @@ template <class D, class S>
 __device__ __forceinline__ D cast_value(S v) {
   if constexpr (std::is_same_v<S, __half>)
     return narrow<D>(static_cast<double>(__half2float(v)));
+  else if constexpr (std::is_same_v<S, __nv_bfloat16>)
+    return narrow<D>(static_cast<double>(__bfloat162float(v)));
   else if constexpr (std::is_floating_point_v<S>)
     return narrow<D>(static_cast<double>(v));
   else
@@ -45,7 +52,7 @@ __global__ void cast_kernel(const S* in, D* out, int64_t n) {
 
 template <class Fn>
 bool dispatch_cast(DType t, Fn&& fn) {
-  return dispatch_device<float, __half, double, int8_t, uint8_t, int32_t, int64_t, bool>(t, fn);
+  return dispatch_device<float, __half, __nv_bfloat16, double, int8_t, uint8_t, int32_t, int64_t, bool>(t, fn);
 }
 
 std::unique_ptr<Kernel> make_cast(const KernelInit& init) {

@@ -1,5 +1,5 @@
 // Helpers shared by the plain CUDA kernels of the reference path: element types as the device sees them (float16
-// is __half, computed in float), type dispatch from a DType over an explicit list of device types, 16-byte packs
+// is __half and bfloat16 __nv_bfloat16, both computed in float), type dispatch from a DType over an explicit list of device types, 16-byte packs
 // for vector loads, warp and block sums, grid sizing and the stream of a kernel context.
 //
 //   std::unique_ptr<Kernel> k;
@@ -7,6 +7,7 @@
 //   return k;  // nullptr when dtype is not in the list
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -38,6 +39,7 @@ template <class T>
 constexpr DType device_dtype() {
   if constexpr (std::is_same_v<T, float>) return DType::Float32;
   if constexpr (std::is_same_v<T, __half>) return DType::Float16;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return DType::BFloat16;
   if constexpr (std::is_same_v<T, double>) return DType::Float64;
   if constexpr (std::is_same_v<T, int32_t>) return DType::Int32;
   if constexpr (std::is_same_v<T, int64_t>) return DType::Int64;
@@ -74,7 +76,7 @@ bool dispatch_bytes(size_t size, Fn&& fn) {
   }
 }
 
-/// Arithmetic on __half happens in float, as on the CPU.
+/// Arithmetic on __half and __nv_bfloat16 happens in float, as on the CPU.
 template <class T>
 struct DevCompute {
   using type = T;
@@ -83,18 +85,26 @@ template <>
 struct DevCompute<__half> {
   using type = float;
 };
+template <>
+struct DevCompute<__nv_bfloat16> {
+  using type = float;
+};
 template <class T>
 using dev_compute_t = typename DevCompute<T>::type;
 
-/// Value conversion that also goes through float for __half.
+/// Value conversion that goes through float for __half and __nv_bfloat16 (rounding to nearest even).
 template <class To, class From>
 __device__ __forceinline__ To convert(From v) {
   if constexpr (std::is_same_v<From, To>) {
     return v;
   } else if constexpr (std::is_same_v<From, __half>) {
     return convert<To>(__half2float(v));
+  } else if constexpr (std::is_same_v<From, __nv_bfloat16>) {
+    return convert<To>(__bfloat162float(v));
   } else if constexpr (std::is_same_v<To, __half>) {
     return __float2half_rn(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, __nv_bfloat16>) {
+    return __float2bfloat16_rn(static_cast<float>(v));
   } else {
     return static_cast<To>(v);
   }

@@ -34,7 +34,7 @@ std::string describe(const ConvCase& c, const std::string& op) {
   return s;
 }
 
-void check_conv(const ConvCase& c, const std::string& op = "Conv", const std::string& precision = "fp32",
+void check_conv(const ConvCase& c, const std::string& op = "Conv", Precision precision = Precision::fp32,
                 Tolerance tol = kFp32Conv) {
   const std::string what = describe(c, op);
   Attributes a;
@@ -88,8 +88,8 @@ TEST_CASE("cuda Conv: strides, pads, dilations, groups, 1-D") {
 
 TEST_CASE("cuda Conv in tf32 (tolerance 1e-2)") {
   IE_REQUIRE_GPU();
-  check_conv({{3, 16, 20, 20}, {32, 16, 3, 3}, true, {1, 1, 1, 1}}, "Conv", "tf32", kTf32Conv);
-  check_conv({{3, 64, 12, 12}, {16, 64, 4, 4}}, "FusedConv", "tf32", kTf32Conv);  // K = 1024
+  check_conv({{3, 16, 20, 20}, {32, 16, 3, 3}, true, {1, 1, 1, 1}}, "Conv", Precision::tf32, kTf32Conv);
+  check_conv({{3, 64, 12, 12}, {16, 64, 4, 4}}, "FusedConv", Precision::tf32, kTf32Conv);  // K = 1024
 }
 
 TEST_CASE("cuda FusedConv rejects a fused pool, so Conv -> Relu -> MaxPool plans as FusedConv then MaxPool") {

@@ -21,7 +21,7 @@ Tensor weight(std::vector<int64_t> shape, int64_t fan_in, unsigned seed) {
 }
 
 void check_gemm(int64_t m, int64_t k, int64_t n, bool ta, bool tb, float alpha, float beta, Shape c_shape,
-                bool b_const, const std::string& precision = "fp32", Tolerance tol = kFp32Gemm) {
+                bool b_const, Precision precision = Precision::fp32, Tolerance tol = kFp32Gemm) {
   const std::string what = "Gemm m=" + std::to_string(m) + " k=" + std::to_string(k) + " n=" + std::to_string(n) +
                            " transA=" + std::to_string(ta) + " transB=" + std::to_string(tb) +
                            " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
@@ -58,8 +58,8 @@ TEST_CASE("cuda Gemm: transposes, alpha/beta and every C broadcast") {
 
 TEST_CASE("cuda Gemm and Linear in tf32 (tolerance 1e-2)") {
   IE_REQUIRE_GPU();
-  check_gemm(65, 1024, 33, false, true, 1.f, 1.f, {33}, true, "tf32", kTf32Gemm);
-  check_gemm(257, 511, 70, true, false, 0.5f, 2.f, {257, 70}, false, "tf32", kTf32Gemm);
+  check_gemm(65, 1024, 33, false, true, 1.f, 1.f, {33}, true, Precision::tf32, kTf32Gemm);
+  check_gemm(257, 511, 70, true, false, 0.5f, 2.f, {257, 70}, false, Precision::tf32, kTf32Gemm);
   Attributes a;
   a.set_int("trans_w", 1);
   a.set_string("activation", "Relu");
@@ -67,7 +67,7 @@ TEST_CASE("cuda Gemm and Linear in tf32 (tolerance 1e-2)") {
   check_matches_cpu(what, make_node("Linear", {"a", "w", "b"}, {"y"}, a, "ie"),
                     {random_uniform({129, 1024}, seed_of(what, 1)), weight({40, 1024}, 1024, seed_of(what, 2)),
                      random_uniform({40}, seed_of(what, 3))},
-                    {false, true, true}, kTf32Gemm, 17, "tf32");
+                    {false, true, true}, kTf32Gemm, 17, Precision::tf32);
 }
 
 void check_linear(Shape a_shape, int64_t n, bool trans_w, bool bias, const std::string& act) {
@@ -138,7 +138,7 @@ TEST_CASE("cuda MatMul in tf32 (tolerance 1e-2)") {
   const std::string what = "MatMul tf32 [3, 65, 1024] x [3, 1024, 31]";
   check_matches_cpu(what, make_node("MatMul", {"a", "b"}, {"y"}),
                     {random_uniform({3, 65, 1024}, seed_of(what, 1)), weight({3, 1024, 31}, 1024, seed_of(what, 2))},
-                    {false, false}, kTf32Gemm, 17, "tf32");
+                    {false, false}, kTf32Gemm, 17, Precision::tf32);
 }
 
 }  // namespace

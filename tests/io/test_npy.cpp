@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
+#include "engine/core/float_convert.h"
 #include "engine/io/npy.h"
 #include "io_test_util.h"
 
@@ -175,4 +178,44 @@ TEST_CASE("npy: write errors are usage errors and leave nothing behind") {
               {"missing/x.npy", "cannot create"});
   check_error([&] { ie::write_npy(dir.file("y.npy"), ie::Tensor()); }, ErrorKind::Usage, {"y.npy"});
   CHECK(dir.entries() == std::vector<std::string>{"keep.npy"});
+}
+
+TEST_CASE("npy: bfloat16 as ml_dtypes saves it ('<V2'), numpy's plain 2-byte void and the 'bfloat16' descr") {
+  const ie::Tensor want = fixture_tensor(DType::BFloat16, {2, 3, 5});
+  check_same_tensor(ie::read_npy(npy_fixture("bfloat16")), want);  // '|V2', as numpy writes a uint16 view
+
+  TempDir dir;
+  std::string path = dir.file("bf16.npy");
+  ie::write_npy(path, want);
+  CHECK(read_bytes(path).find("'descr': '<V2'") != std::string::npos);
+  check_same_tensor(ie::read_npy(path), want);
+
+  std::string data(static_cast<const char*>(want.data()), want.nbytes());
+  write_bytes(path, make_npy("{'descr': 'bfloat16', 'fortran_order': False, 'shape': (2, 3, 5), }", data));
+  check_same_tensor(ie::read_npy(path), want);
+  write_bytes(path, make_npy("{'descr': '>V2', 'fortran_order': False, 'shape': (2, 3, 5), }", data));
+  check_error([&] { ie::read_npy(path); }, ErrorKind::BadInput, {"big-endian"});
+}
+
+TEST_CASE("npy: bf16 constants round-trip (float32 -> bfloat16 rounded to nearest even -> .npy -> back)") {
+  ie::Tensor w(DType::Float32, {7, 13});
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<float> dist(-3.f, 3.f);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data_as<float>()[i] = dist(gen);
+  w.data_as<float>()[0] = 1.00390625f;  // halfway between two bfloat16 values: rounds to the even one, 1.0
+  w.data_as<float>()[1] = 1.01171875f;  // halfway again: rounds to the even one above, 1.015625
+  ie::Tensor b = ie::convert_floats(w, DType::BFloat16);
+  CHECK(b.data_as<uint16_t>()[0] == ie::float_to_bfloat16_bits(1.0f));
+  CHECK(ie::bfloat16_bits_to_float(b.data_as<uint16_t>()[1]) == 1.015625f);
+
+  TempDir dir;
+  std::string path = dir.file("w.npy");
+  ie::write_npy(path, b);
+  ie::Tensor back = ie::read_npy(path);
+  check_same_tensor(back, b);
+  ie::Tensor wide = ie::convert_floats(back, DType::Float32);
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    const float x = w.data_as<float>()[i], y = wide.data_as<float>()[i];
+    CHECK(std::abs(x - y) <= std::abs(x) * 0x1p-8f);  // half an ulp of an 8-bit significand
+  }
 }

@@ -62,12 +62,13 @@ TEST_CASE("tensor diff: NaN mismatches fail, matching NaNs pass, shapes must agr
 }
 
 TEST_CASE("tensor diff: default tolerances per precision") {
-  CHECK(ie::cli::default_tolerance("fp32").atol == 1e-5);
-  CHECK(ie::cli::default_tolerance("fp32").rtol == 1e-4);
-  CHECK(ie::cli::default_tolerance("tf32").atol == 1e-3);
-  CHECK(ie::cli::default_tolerance("tf32").rtol == 1e-2);
-  CHECK(ie::cli::default_tolerance("fp16").atol == 1e-2);
-  CHECK_THROWS_AS(ie::cli::default_tolerance("int8"), ie::Error);
+  CHECK(ie::cli::default_tolerance(ie::Precision::fp32).atol == 1e-5);
+  CHECK(ie::cli::default_tolerance(ie::Precision::fp32).rtol == 1e-4);
+  CHECK(ie::cli::default_tolerance(ie::Precision::tf32).atol == 1e-3);
+  CHECK(ie::cli::default_tolerance(ie::Precision::tf32).rtol == 1e-2);
+  CHECK(ie::cli::default_tolerance(ie::Precision::fp16).atol == 1e-2);
+  CHECK(ie::cli::default_tolerance(ie::Precision::bf16).atol == 2e-2);
+  CHECK_THROWS_AS(ie::cli::default_tolerance(ie::precision_from_name("int8")), ie::Error);
 }
 
 TEST_CASE("latency statistics") {

@@ -231,11 +231,11 @@ TEST_CASE("device peaks: JSON round trip and file names") {
   ie::DevicePeaks q = ie::peaks_from_json(ie::peaks_to_json(p), "test");
   CHECK(q.device == p.device);
   CHECK(q.copy_gbps == 2900);
-  CHECK(q.tflops_for("tf32") == 380);
-  CHECK(q.tflops_for("fp16") == 700);
-  CHECK(q.tflops_for("fp32") == 51);
+  CHECK(q.tflops_for(ie::Precision::tf32) == 380);
+  CHECK(q.tflops_for(ie::Precision::fp16) == 700);
+  CHECK(q.tflops_for(ie::Precision::fp32) == 51);
   q.tf32_tflops = 0;
-  CHECK(q.tflops_for("tf32") == 51);  // unknown: falls back to fp32
+  CHECK(q.tflops_for(ie::Precision::tf32) == 51);  // unknown: falls back to fp32
   CHECK_THROWS_AS(ie::peaks_from_json("{\"device\": 1}", "bad"), ie::Error);
   TempCache cache;
   std::string path = ie::peaks_cache_path(p.device);
