@@ -3,7 +3,6 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -17,6 +16,7 @@
 #include "engine/core/error.h"
 #include "engine/core/parallel.h"
 #include "engine/io/file_util.h"
+#include "engine/profile/cache_folder.h"
 
 namespace fs = std::filesystem;
 
@@ -34,13 +34,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
-}
-
-std::string cache_folder() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg) return (fs::path(xdg) / "inferengine").string();
-  const char* home = std::getenv("HOME");
-  return (fs::path(home && *home ? home : ".") / ".cache" / "inferengine").string();
 }
 
 // Median wall time in ms of `runs` calls after `warmup` untimed ones.
@@ -67,12 +60,7 @@ double DevicePeaks::tflops_for(Precision precision) const {
   return v > 0 ? v : fp32_tflops;
 }
 
-std::string peaks_cache_path(const std::string& device) {
-  std::string safe = device.empty() ? "unknown" : device;
-  for (char& c : safe)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
-  return (fs::path(cache_folder()) / ("peaks-" + safe + ".json")).string();
-}
+std::string peaks_cache_path(const std::string& device) { return cache_file_path("peaks", device); }
 
 std::string peaks_to_json(const DevicePeaks& p) {
   nlohmann::json j = {{"device", p.device},           {"method", p.method},           {"copy_gbps", p.copy_gbps},

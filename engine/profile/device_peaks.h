@@ -1,6 +1,6 @@
 // The device's peaks, the yardstick of the profiler's "% of peak" columns: copy bandwidth and fp32/tf32/fp16 matrix
 // rates, measured once by a built-in micro-benchmark and cached per device name as JSON in
-// $XDG_CACHE_HOME/inferengine/peaks-<device>.json (default ~/.cache/inferengine/).
+// $XDG_CACHE_HOME/inferengine/peaks-<device>.json (default ~/.cache/inferengine/; see cache_folder.h).
 //
 //   auto backend = ie::make_backend("cuda-reference", {});
 //   ie::DevicePeaks peaks = ie::device_peaks(*backend);          // cached after the first call on this device

@@ -1,16 +1,18 @@
 // Conv (and ie.FusedConv with Relu) through cuDNN. Everything is decided at plan time: descriptors, the
-// algorithm (cudnnFind, timed once per shape and cached process-wide), the math type (FMA only for fp32, TF32
-// tensor ops for "tf32") and the workspace. run() only launches: an optional explicit-padding kernel (cuDNN pads
-// symmetrically, so asymmetric or SAME pads go through it), then one cuDNN call.
+// algorithm (cudnnFind, timed once per shape on a device and kept in the persisted tuning cache; IE_TUNE=off takes
+// cuDNN's heuristic instead), the math type (FMA only for fp32, TF32 tensor ops for "tf32") and the workspace.
+// run() only launches: an optional explicit-padding kernel (cuDNN pads symmetrically, so asymmetric or SAME pads
+// go through it), then one cuDNN call.
 // Bias + Relu use cudnnConvolutionBiasActivationForward (any algorithm); a plain bias uses the same call with the
 // identity activation when the fastest algorithm is IMPLICIT_PRECOMP_GEMM (the only one cuDNN fuses identity
 // with), else cudnnConvolutionForward followed by cudnnAddTensor.
 #include <algorithm>
-#include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "engine/backend/cuda/cuda_state.h"
+#include "engine/profile/tuning_cache.h"
 #include "layers/common/cuda_pad.h"
 #include "layers/common/cudnn_desc.h"
 #include "layers/conv/conv_cudnn.h"
@@ -34,31 +36,102 @@ struct AlgoChoice {
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   cudnnMathType_t math = CUDNN_FMA_MATH;
   size_t workspace = 0;
+  double time_ms = -1;  // as cudnnFind measured it; -1 for a heuristic choice
 };
 
-// Benchmarks every algorithm once per distinct problem; later kernels of the same shape reuse the answer.
-AlgoChoice find_algo(const std::string& key, cudnnHandle_t handle, const TensorDesc& x, const FilterDesc& w,
-                     const ConvDesc& conv, const TensorDesc& y, bool tf32, const std::string& where) {
-  static std::mutex mutex;
-  static std::map<std::string, AlgoChoice> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
+// The tuning cache's name for this choice (engine/profile/tuning_cache.h).
+constexpr const char* kTuneKernel = "cudnn_conv_fwd";
+
+DeviceKey device_key(const cuda::CudaState& st) {
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) cudaGetLastError();
+  return {st.props.name, driver};
+}
+
+// The math type the problem may use: fp32 must not round through TF32.
+cudnnMathType_t allowed_math(bool tf32) { return tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH; }
+
+bool math_ok(cudnnMathType_t math, bool tf32) { return tf32 || math == CUDNN_FMA_MATH || math == CUDNN_DEFAULT_MATH; }
+
+// The first usable entry of cuDNN's list (sorted best first): it succeeded, fits the workspace cap and keeps fp32
+// out of TF32.
+AlgoChoice pick(const cudnnConvolutionFwdAlgoPerf_t* perf, int count, bool tf32, bool timed, const std::string& where) {
+  for (int i = 0; i < count; ++i) {
+    const auto& p = perf[i];
+    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > kMaxAlgoWorkspace || !math_ok(p.mathType, tf32)) continue;
+    return AlgoChoice{p.algo, p.mathType, p.memory, timed ? static_cast<double>(p.time) : -1.0};
+  }
+  fail(ErrorKind::Device, where, ": cuDNN found no usable convolution algorithm for this shape");
+}
+
+// Times every algorithm (cudnnFind) and returns the fastest usable one.
+AlgoChoice search_algo(cudnnHandle_t handle, const TensorDesc& x, const FilterDesc& w, const ConvDesc& conv,
+                       const TensorDesc& y, bool tf32, const std::string& where) {
+  IE_CUDA_CHECK(cudnnSetConvolutionMathType(conv.get(), allowed_math(tf32)));
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int returned = 0;
   IE_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(handle, x.get(), w.get(), conv.get(), y.get(),
                                                      CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
-  // Results come sorted by time; take the fastest that succeeded, fits the workspace cap and, in fp32, does
-  // not round through TF32.
-  for (int i = 0; i < returned; ++i) {
-    const auto& p = perf[i];
-    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > kMaxAlgoWorkspace) continue;
-    if (!tf32 && p.mathType != CUDNN_FMA_MATH && p.mathType != CUDNN_DEFAULT_MATH) continue;
-    AlgoChoice c{p.algo, p.mathType, p.memory};
-    cache[key] = c;
-    return c;
-  }
-  fail(ErrorKind::Device, where, ": cuDNN found no usable convolution algorithm for this shape");
+  return pick(perf, returned, tf32, true, where);
+}
+
+// cuDNN's heuristic, for IE_TUNE=off: no timing, no file.
+AlgoChoice heuristic_algo(cudnnHandle_t handle, const TensorDesc& x, const FilterDesc& w, const ConvDesc& conv,
+                          const TensorDesc& y, bool tf32, const std::string& where) {
+  IE_CUDA_CHECK(cudnnSetConvolutionMathType(conv.get(), allowed_math(tf32)));
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0;
+  IE_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(handle, x.get(), w.get(), conv.get(), y.get(),
+                                                       CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+  return pick(perf, returned, tf32, false, where);
+}
+
+// A stored winner, if this cuDNN still accepts it for the problem (an upgrade may drop an algorithm) and it fits
+// today's rules; nullopt sends the caller to time again.
+std::optional<AlgoChoice> from_record(const TuneRecord& r, cudnnHandle_t handle, const TensorDesc& x,
+                                      const FilterDesc& w, const ConvDesc& conv, const TensorDesc& y, bool tf32) {
+  const auto algo = r.number("algo"), math = r.number("math"), workspace = r.number("workspace");
+  if (!algo || !math || !workspace || *algo < 0 || *algo >= CUDNN_CONVOLUTION_FWD_ALGO_COUNT || *workspace < 0 ||
+      *workspace > kMaxAlgoWorkspace)
+    return std::nullopt;
+  const auto m = static_cast<cudnnMathType_t>(static_cast<int>(*math));
+  if (m != CUDNN_DEFAULT_MATH && m != CUDNN_TENSOR_OP_MATH && m != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION &&
+      m != CUDNN_FMA_MATH)
+    return std::nullopt;
+  if (!math_ok(m, tf32) || cudnnSetConvolutionMathType(conv.get(), m) != CUDNN_STATUS_SUCCESS) return std::nullopt;
+  AlgoChoice c{static_cast<cudnnConvolutionFwdAlgo_t>(static_cast<int>(*algo)), m, 0,
+               r.number("time_ms").value_or(-1.0)};
+  size_t need = 0;
+  if (cudnnGetConvolutionForwardWorkspaceSize(handle, x.get(), w.get(), conv.get(), y.get(), c.algo, &need) !=
+          CUDNN_STATUS_SUCCESS ||
+      need > kMaxAlgoWorkspace)
+    return std::nullopt;
+  c.workspace = std::max(need, static_cast<size_t>(*workspace));
+  return c;
+}
+
+// The algorithm of one problem: IE_TUNE=off takes cuDNN's heuristic; otherwise the device's tuning cache answers,
+// and a miss (or IE_TUNE=search) times every algorithm once and stores the winner.
+AlgoChoice choose_algo(const cuda::CudaState& st, const std::string& shape, const TensorDesc& x, const FilterDesc& w,
+                       const ConvDesc& conv, const TensorDesc& y, const std::string& where) {
+  // One problem at a time: timings on one GPU at once disturb each other, and a second session planning the same
+  // shape then finds the first one's winner instead of timing again.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  const bool tf32 = st.tf32();
+  const std::string precision = precision_name(st.precision);
+  if (tune_mode() == TuneMode::Off) return heuristic_algo(st.cudnn, x, w, conv, y, tf32, where);
+  TuningCache& cache = tuning_cache_for(device_key(st));
+  if (std::optional<TuneRecord> hit = cache.lookup(kTuneKernel, shape, precision))
+    if (std::optional<AlgoChoice> c = from_record(*hit, st.cudnn, x, w, conv, y, tf32)) return *c;
+  AlgoChoice c = search_algo(st.cudnn, x, w, conv, y, tf32, where);
+  TuneRecord winner;
+  winner.set("algo", static_cast<double>(c.algo))
+      .set("math", static_cast<double>(c.math))
+      .set("workspace", static_cast<double>(c.workspace))
+      .set("time_ms", c.time_ms);
+  cache.store(kTuneKernel, shape, precision, winner);
+  return c;
 }
 
 class CudnnConvKernel : public Kernel {
@@ -107,11 +180,13 @@ class CudnnConvKernel : public Kernel {
       init.fail("cuDNN's conv output ", dims[2], "x", dims[3], " differs from the inferred ", g.out[1], "x",
                 g.out[2]);
 
-    std::ostringstream key;
-    key << st.device << '/' << precision_name(st.precision) << '/' << s.batch << ',' << s.in_channels << ',' << in_h << ',' << in_w
-        << '/' << s.out_channels << ',' << g.kernel[1] << ',' << g.kernel[2] << '/' << pad[0] << ',' << pad[1] << '/'
-        << g.stride[1] << ',' << g.stride[2] << '/' << g.dilation[1] << ',' << g.dilation[2] << '/' << s.group;
-    AlgoChoice c = find_algo(key.str(), m_handle, m_x, m_w, m_conv, m_y, st.tf32(), init.node.label());
+    // The problem as the tuning cache keys it (the device and precision are keyed apart): N,C,H,W / K,R,S /
+    // pads / strides / dilations / groups.
+    std::ostringstream shape;
+    shape << s.batch << ',' << s.in_channels << ',' << in_h << ',' << in_w << '/' << s.out_channels << ','
+          << g.kernel[1] << ',' << g.kernel[2] << '/' << pad[0] << ',' << pad[1] << '/' << g.stride[1] << ','
+          << g.stride[2] << '/' << g.dilation[1] << ',' << g.dilation[2] << '/' << s.group;
+    AlgoChoice c = choose_algo(st, shape.str(), m_x, m_w, m_conv, m_y, init.node.label());
     m_algo = c.algo;
     IE_CUDA_CHECK(cudnnSetConvolutionMathType(m_conv.get(), c.math));
     size_t ws = 0;
