@@ -3,7 +3,7 @@
 // as the fused form of the decomposed GELU found in older models.
 #include <cmath>
 
-#include "layers/activation/gelu_mode.h"
+#include "layers/activation/gelu_setup.h"
 #include "layers/common/unary.h"
 
 namespace ie {

@@ -2,7 +2,7 @@
 #include "engine/registry/op_def.h"
 #include "layers/common/axes.h"
 #include "layers/common/strided_copy.h"
-#include "layers/concat/concat_plan.h"
+#include "layers/concat/concat_setup.h"
 
 namespace ie {
 

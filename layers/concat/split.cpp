@@ -4,7 +4,7 @@
 #include "layers/common/axes.h"
 #include "layers/common/init_context.h"
 #include "layers/common/strided_copy.h"
-#include "layers/concat/concat_plan.h"
+#include "layers/concat/concat_setup.h"
 
 namespace ie {
 

@@ -12,7 +12,7 @@
 #include "layers/common/axes.h"
 #include "layers/common/init_context.h"
 #include "layers/common/reduce_axes.h"
-#include "layers/reduce/reduce_plan.h"
+#include "layers/reduce/reduce_setup.h"
 
 namespace ie {
 namespace {

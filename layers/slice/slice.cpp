@@ -7,7 +7,7 @@
 #include "layers/common/axes.h"
 #include "layers/common/init_context.h"
 #include "layers/common/strided_copy.h"
-#include "layers/slice/slice_plan.h"
+#include "layers/slice/slice_setup.h"
 
 namespace ie {
 

@@ -4,7 +4,7 @@
 
 #include "engine/registry/op_def.h"
 #include "layers/common/strided_copy.h"
-#include "layers/transpose/transpose_perm.h"
+#include "layers/transpose/transpose_setup.h"
 
 namespace ie {
 

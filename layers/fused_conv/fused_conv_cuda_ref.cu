@@ -1,4 +1,4 @@
-// ie.FusedConv on "cuda-reference": conv + bias + Relu in one cuDNN call (layers/conv/conv_cudnn.cu). cuDNN has no
+// ie.FusedConv on "cuda-reference": conv + bias + Relu in one cuDNN call (layers/conv/conv_cuda_ref.cu). cuDNN has no
 // pooling epilogue, so a FusedConv with a pool is rejected here and the planner fuses conv + Relu only, leaving
 // the MaxPool as its own step.
 #include "engine/registry/op_def.h"

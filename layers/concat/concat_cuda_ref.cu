@@ -5,7 +5,7 @@
 #include "layers/common/cuda_util.cuh"
 #include "layers/common/init_context.h"
 #include "layers/common/strided_copy_cuda.h"
-#include "layers/concat/concat_plan.h"
+#include "layers/concat/concat_setup.h"
 
 namespace ie::cuda {
 namespace {

@@ -4,7 +4,7 @@
 #include "engine/registry/op_def.h"
 #include "layers/common/cuda_util.cuh"
 #include "layers/common/strided_copy_cuda.h"
-#include "layers/transpose/transpose_perm.h"
+#include "layers/transpose/transpose_setup.h"
 
 namespace ie::cuda {
 namespace {

@@ -1,11 +1,11 @@
 // Add, Sub, Mul, Div and Pow on the device (cuda-reference) for float32, float16 (computed in float), int32 and
-// int64, with numpy broadcasting through the shared binary kernels (binary_cuda.cuh). Integer Div truncates
+// int64, with numpy broadcasting through the shared binary kernels (binary_cuda_ref.cuh). Integer Div truncates
 // toward zero, x / 0 gives 0 and MIN / -1 wraps, as on the CPU. Pow takes a float32/float16 base with a float32,
 // float16, int32 or int64 exponent; integer bases are left to the CPU.
 #include <type_traits>
 
 #include "engine/registry/op_def.h"
-#include "layers/elementwise/binary_cuda.cuh"
+#include "layers/elementwise/binary_cuda_ref.cuh"
 
 namespace ie::cuda {
 namespace {

@@ -1,8 +1,8 @@
 // Equal, Less, Greater, LessOrEqual, GreaterOrEqual on the device (cuda-reference): broadcasting comparisons
-// with a bool output through the shared binary kernels (binary_cuda.cuh). float32, float16 (compared in float),
+// with a bool output through the shared binary kernels (binary_cuda_ref.cuh). float32, float16 (compared in float),
 // int32, int64; Equal also takes bool.
 #include "engine/registry/op_def.h"
-#include "layers/elementwise/binary_cuda.cuh"
+#include "layers/elementwise/binary_cuda_ref.cuh"
 
 namespace ie::cuda {
 namespace {

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "engine/registry/op_def.h"
-#include "layers/activation/gelu_mode.h"
+#include "layers/activation/gelu_setup.h"
 #include "layers/common/cuda_util.cuh"
 
 namespace ie::cuda {

@@ -15,7 +15,7 @@
 #include "layers/common/cuda_util.cuh"
 #include "layers/common/init_context.h"
 #include "layers/common/reduce_axes_plan.h"
-#include "layers/reduce/reduce_plan.h"
+#include "layers/reduce/reduce_setup.h"
 
 namespace ie::cuda {
 namespace {
