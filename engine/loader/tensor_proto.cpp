@@ -16,8 +16,8 @@ namespace {
 DType checked_dtype(int code, const std::string& what) {
   auto t = static_cast<DType>(code);
   switch (t) {
-    case DType::Float32: case DType::Float64: case DType::Float16: case DType::Int8: case DType::UInt8:
-    case DType::Int16: case DType::UInt16: case DType::Int32: case DType::UInt32: case DType::Int64:
+    case DType::Float32: case DType::Float64: case DType::Float16: case DType::BFloat16: case DType::Int8:
+    case DType::UInt8: case DType::Int16: case DType::UInt16: case DType::Int32: case DType::UInt32: case DType::Int64:
     case DType::UInt64: case DType::Bool:
       return t;
     default:
@@ -97,6 +97,7 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& mode
     case DType::Int16: copy_field(proto.int32_data(), t.data_as<int16_t>(), n, what, "int32_data"); break;
     case DType::UInt16: copy_field(proto.int32_data(), t.data_as<uint16_t>(), n, what, "int32_data"); break;
     case DType::Float16: copy_field(proto.int32_data(), t.data_as<uint16_t>(), n, what, "int32_data"); break;  // bits
+    case DType::BFloat16: copy_field(proto.int32_data(), t.data_as<uint16_t>(), n, what, "int32_data"); break;
     case DType::Int8: copy_field(proto.int32_data(), t.data_as<int8_t>(), n, what, "int32_data"); break;
     case DType::UInt8: copy_field(proto.int32_data(), t.data_as<uint8_t>(), n, what, "int32_data"); break;
     case DType::Bool: copy_field(proto.int32_data(), t.data_as<bool>(), n, what, "int32_data"); break;
