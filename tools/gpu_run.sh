@@ -3,11 +3,15 @@
 # on the CUDA reference path, `bench` on both models (with per-op profiles), and the same workloads in PyTorch.
 # Every figure and log lands in OUT_DIR (a summary.txt plus results.tar.gz with everything).
 #
-#   bash tools/gpu_run.sh OUT_DIR [BUILD_DIR]      # BUILD_DIR: default .device/build (tools/stage_device_build.sh)
+#   bash tools/gpu_run.sh OUT_DIR [BUILD_DIR] [STAGES]
+#     BUILD_DIR: default .device/build (tools/stage_device_build.sh)
+#     STAGES: "all" (default) or a comma list of: tests, nodes, models, labs, bench, torch
 set -uo pipefail
-out=${1:?usage: gpu_run.sh OUT_DIR [BUILD_DIR]}
+out=${1:?usage: gpu_run.sh OUT_DIR [BUILD_DIR] [STAGES]}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${2:-$root/.device/build}
+stages=${3:-all}
+want() { [[ $stages == all || ,$stages, == *,$1,* ]]; }
 mkdir -p "$out/logs"
 cd "$root"
 cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
@@ -24,6 +28,7 @@ stage "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee -a "$summary"
 say "git revision: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
+if want tests; then
 stage "GPU tests"
 "$build/bin/gpu_tests" --no-version > "$out/logs/gpu_tests.log" 2>&1; rc=$?
 say "gpu_tests exit $rc: $(grep -E '^\[doctest\] (test cases|assertions)' "$out/logs/gpu_tests.log" | tr '\n' ' ')"
@@ -32,7 +37,15 @@ stage "GPU tests under compute-sanitizer memcheck"
 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/bin/gpu_tests" --no-version \
   > "$out/logs/gpu_tests_memcheck.log" 2>&1; rc=$?
 say "memcheck exit $rc: $(grep -E 'ERROR SUMMARY' "$out/logs/gpu_tests_memcheck.log" | tail -1)"
+fi
 
+if want labs && [[ -x tests/kernels/run_labs.sh ]]; then
+  stage "kernel labs"
+  bash tests/kernels/run_labs.sh "$out/labs" > "$out/logs/labs.log" 2>&1
+  say "labs exit $?"; grep -E "PASS|FAIL|TFLOP" "$out/logs/labs.log" | tail -40 | tee -a "$summary"
+fi
+
+if want nodes; then
 stage "ONNX node tests on cuda-reference"
 nodes=/usr/share/libonnx-testdata/data/node
 if [[ ! -d $nodes && -f $root/.device/onnx_node.tar.gz ]]; then
@@ -40,7 +53,9 @@ if [[ ! -d $nodes && -f $root/.device/onnx_node.tar.gz ]]; then
 fi
 "$build/bin/onnx_node_tests" --data "$nodes" --backend cuda-reference > "$out/logs/node_tests_cuda.log" 2>&1; rc=$?
 say "node tests (cuda-reference) exit $rc: $(tail -1 "$out/logs/node_tests_cuda.log")"
+fi
 
+if want models; then
 stage "model end-to-end on the GPU (infer)"
 data=${FASHION_MNIST_DIR:-$root/.device/data}
 "$build/bin/infer" --config configs/convnet.yaml --backend cuda-reference --input "$data/t10k-images-idx3-ubyte.gz" \
@@ -55,8 +70,9 @@ for m in convnet ssa; do
     say "compare $m $form exit $?: $(grep -E 'PASS|FAIL' "$out/logs/compare_${m}_$form.log" | head -3 | tr '\n' ' ')"
   done
 done
+fi
 
-if [[ -x $build/bin/bench ]]; then
+if want bench && [[ -x $build/bin/bench ]]; then
   stage "bench"
   for m in convnet ssa; do
     "$build/bin/bench" --config configs/$m.yaml --paths cuda-reference --json "$out/bench_$m.json" \
@@ -70,14 +86,16 @@ if [[ -x $build/bin/bench ]]; then
     --json "$out/logs/profile_ssa_512.json" > "$out/logs/profile_ssa_512.txt" 2>&1
 fi
 
+if want torch; then
 stage "PyTorch on the same GPU"
 "$torch_python" tools/torch_bench.py --out-dir "$out" > "$out/logs/torch_bench.log" 2>&1
 say "torch_bench exit $?"; grep -E "samples/s" "$out/logs/torch_bench.log" | tee -a "$summary"
+fi
 
 # Plots are drawn where gnuplot is (here or later, elsewhere): bench --replot bench_M.json torch_M.json --plot M.svg
 for m in convnet ssa; do
   [[ -f $out/bench_$m.json ]] && "$build/bin/bench" --replot "$out/bench_$m.json" "$out/torch_$m.json" \
     --plot "$out/logs/bench_$m.svg" 2>> "$out/logs/plot.log"
 done
-tar -czf "$out/results.tar.gz" -C "$out" logs $(cd "$out" && ls bench_*.json torch_*.json 2>/dev/null)
+tar -czf "$out/results.tar.gz" -C "$out" logs $(cd "$out" && ls -d bench_*.json torch_*.json labs 2>/dev/null)
 stage "done"
