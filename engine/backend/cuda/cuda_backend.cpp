@@ -1,4 +1,5 @@
-// CUDA backends: "cuda-reference" (cuDNN/cuBLAS and plain kernels). Device memory comes from the plan's arena
+// CUDA backends: "cuda" (our fused kernel set first, then the reference set where it declines) and
+// "cuda-reference" (cuDNN/cuBLAS and plain kernels alone). Device memory comes from the plan's arena
 // (one cudaMalloc per plan); weights are uploaded once per engine and shared by its sessions; every session has
 // its own non-blocking stream and library handles, so nothing runs on the default stream.
 #include <cstring>
@@ -129,6 +130,17 @@ IE_REGISTER_BACKEND(cuda_reference) {
       kernel_set::kCudaReference, BackendTraits{{kernel_set::kCudaReference}, {Precision::fp32, Precision::tf32}},
       [](const Options& o, std::shared_ptr<void>* slot) {
         return std::make_shared<CudaBackend>(kernel_set::kCudaReference, o, shared_constants(slot));
+      },
+      cuda_usable);
+}
+
+// The fused path: every mode, with the reference kernels serving (in float32 between casts where they must) the
+// nodes the fused set declines, in the same arena and stream.
+IE_REGISTER_BACKEND(cuda_fused) {
+  register_backend(
+      kernel_set::kCuda, BackendTraits{{kernel_set::kCuda, kernel_set::kCudaReference}, all_precisions()},
+      [](const Options& o, std::shared_ptr<void>* slot) {
+        return std::make_shared<CudaBackend>(kernel_set::kCuda, o, shared_constants(slot));
       },
       cuda_usable);
 }
