@@ -20,6 +20,8 @@ struct Node {
   Attributes attrs;
   std::vector<std::string> covers;    // original ONNX nodes this node replaced (fused nodes)
   std::string fusion;                 // name of the rule that made it, if fused
+  std::vector<Node> replaced;         // a fused node's original nodes, in graph order: lowered in its place when
+                                      // no kernel set runs the fused node
 
   /// "node 'Conv_3' (Conv)" for error messages.
   std::string label() const;

@@ -64,6 +64,9 @@ std::string FusionContext::add_constant(const std::string& hint, Tensor value) {
 bool FusionContext::replace(const std::vector<size_t>& matched, Node fused, const std::string& rule) {
   if (m_accept && !m_accept(fused)) return false;
   size_t last = *std::max_element(matched.begin(), matched.end());
+  std::vector<size_t> in_order = matched;
+  std::sort(in_order.begin(), in_order.end());
+  for (size_t i : in_order) fused.replaced.push_back(m_graph.nodes[i]);
   for (size_t i : matched) {
     const Node& n = m_graph.nodes[i];
     if (n.covers.empty()) fused.covers.push_back(n.name);

@@ -98,6 +98,7 @@ class Lowering {
     init.backend = m_plan.backend.get();
     init.store = m_plan.store.get();
     KernelChoice choice = choose_kernel(init, m_plan.kernel_sets);
+    if (!choice.kernel && !node.replaced.empty()) return unfuse(node, choice.declined);
     if (!choice.kernel && run_in_float32(node, choice.declined)) return;
     if (!choice.kernel) {
       std::string reasons;
@@ -153,6 +154,34 @@ class Lowering {
       m_plan.steps[wide_index].declined.push_back(d + " (in " + dtype_name(storage) + "; runs in float32)");
     for (auto& cast : after) lower_cast(cast);
     return true;
+  }
+
+  // A fused node no kernel set runs lowers as the nodes it replaced, each step saying why.
+  void unfuse(const Node& fused, const std::vector<std::string>& declined) {
+    const size_t first = m_plan.steps.size();
+    for (const Node& part : fused.replaced) {
+      bool known = true;
+      for (auto& out : part.outputs) known &= out.empty() || m_infos.count(out);
+      if (!known) infer_part(part);
+      lower(part);
+    }
+    for (size_t i = first; i < m_plan.steps.size(); ++i)
+      for (auto& d : declined)
+        m_plan.steps[i].declined.push_back(fused.domain + "." + fused.op_type + " " + d + " (runs unfused)");
+  }
+
+  // Types and shapes of a part's outputs: intermediates of a fused node are not in the graph any more.
+  void infer_part(const Node& part) {
+    std::vector<TensorInfo> in_infos;
+    std::vector<const Tensor*> constants;
+    for (auto& in : part.inputs) {
+      in_infos.push_back(in.empty() ? TensorInfo{} : m_infos.at(in));
+      auto c = m_plan.graph.constants.find(in);
+      constants.push_back(in.empty() || c == m_plan.graph.constants.end() ? nullptr : &c->second);
+    }
+    InferContext ctx = infer_node(part, in_infos, constants, m_plan.graph.opset);
+    for (size_t i = 0; i < part.outputs.size(); ++i)
+      if (!part.outputs[i].empty() && !m_infos.count(part.outputs[i])) m_infos[part.outputs[i]] = ctx.outputs[i];
   }
 
   void lower_cast(const Node& cast) {

@@ -25,10 +25,22 @@ bool is_fixed_input(const Node& node, size_t index) {
   return false;
 }
 
+// Renames reads in a node and in the nodes a fused node stands for (lowered instead of it when no set runs it).
+void rename_reads(Node& node, const std::string& from, const std::string& to) {
+  for (auto& in : node.inputs)
+    if (in == from) in = to;
+  for (auto& part : node.replaced) rename_reads(part, from, to);
+}
+
+// Renames the reads of `from` except at the op's fixed-type inputs, in fused nodes' parts too.
+void rename_free_reads(Node& node, const std::string& from, const std::string& to) {
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    if (node.inputs[i] == from && !is_fixed_input(node, i)) node.inputs[i] = to;
+  for (auto& part : node.replaced) rename_free_reads(part, from, to);
+}
+
 void rename_reads(Graph& g, const std::string& from, const std::string& to) {
-  for (auto& node : g.nodes)
-    for (auto& in : node.inputs)
-      if (in == from) in = to;
+  for (auto& node : g.nodes) rename_reads(node, from, to);
 }
 
 }  // namespace
@@ -71,9 +83,7 @@ size_t lower_precision(Graph& g, Precision precision, ConstantStore& store,
     }
     std::string lowered = g.unique_name(name + suffix);
     g.constants[lowered] = converted;
-    for (auto& node : g.nodes)
-      for (size_t i = 0; i < node.inputs.size(); ++i)
-        if (node.inputs[i] == name && !is_fixed_input(node, i)) node.inputs[i] = lowered;
+    for (auto& node : g.nodes) rename_free_reads(node, name, lowered);
   }
 
   // Casts to float32 inside the graph produce the storage type instead.

@@ -4,6 +4,7 @@
 // record which set served each step and why the others passed, and run float32-only kernels between casts.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -17,14 +18,16 @@ namespace ie {
 namespace {
 
 constexpr const char* kToySet = "toy-fused";
+constexpr const char* kToyBasic = "toy-basic";
 std::atomic<int> g_toy_runs{0};
 std::atomic<int> g_toy_prepares{0};
 
 // The CPU backend under another name, so that its kernel sets are the toy's.
 class ToyBackend : public Backend {
  public:
-  explicit ToyBackend(std::shared_ptr<Backend> cpu) : m_cpu(std::move(cpu)) {}
-  std::string name() const override { return "toy"; }
+  explicit ToyBackend(std::shared_ptr<Backend> cpu, std::string name = "toy")
+      : m_cpu(std::move(cpu)), m_name(std::move(name)) {}
+  std::string name() const override { return m_name; }
   void* allocate(size_t bytes) override { return m_cpu->allocate(bytes); }
   void deallocate(void* p) override { m_cpu->deallocate(p); }
   const void* constant_data(const Tensor& t) override { return m_cpu->constant_data(t); }
@@ -34,6 +37,7 @@ class ToyBackend : public Backend {
 
  private:
   std::shared_ptr<Backend> m_cpu;
+  std::string m_name;
 };
 
 template <class T>
@@ -86,6 +90,23 @@ IE_REGISTER_OPS(toy_kernel_set) {
   OpRegistry::get().add_kernel("", "Relu", kToySet, make_toy_relu);
   OpRegistry::get().add(OpDef("test", "F32Only", infer_same));
   OpRegistry::get().add_kernel("test", "F32Only", kernel_set::kCpu, make_f32_only);
+
+  // Backend "toy-strict": {"toy-fused", "toy-basic"}. toy-fused runs ie.FusedConv for even input widths only;
+  // toy-basic has Conv, Relu and MaxPool (the CPU's kernels) but no FusedConv, so an odd width leaves the fused
+  // node with no kernel at all: it must lower as the nodes it replaced.
+  register_backend("toy-strict", BackendTraits{{kToySet, kToyBasic}, {Precision::fp32}},
+                   [](const Options&, std::shared_ptr<void>*) {
+                     return std::make_shared<ToyBackend>(make_backend(kernel_set::kCpu, Options{}), "toy-strict");
+                   },
+                   nullptr);
+  OpRegistry::get().add_kernel("ie", "FusedConv", kToySet, [](const KernelInit& init) -> std::unique_ptr<Kernel> {
+    if (init.inputs[0].shape.back() % 2) return init.decline("input width ", init.inputs[0].shape.back(), " is odd");
+    return (*OpRegistry::get().kernel("ie", "FusedConv", kernel_set::kCpu))(init);
+  });
+  for (const char* op : {"Conv", "Relu", "MaxPool"})
+    OpRegistry::get().add_kernel("", op, kToyBasic, [op](const KernelInit& init) {
+      return (*OpRegistry::get().kernel("", op, kernel_set::kCpu))(init);
+    });
 }
 
 namespace {
@@ -170,6 +191,43 @@ TEST_CASE("kernel sets: a node no set accepts is an error naming it and every se
     std::string msg = e.what();
     CHECK(msg.find("Relu") != std::string::npos);
     CHECK(msg.find("toy-fused: last dim 5 is odd") != std::string::npos);
+  }
+}
+
+TEST_CASE("kernel sets: a fused node that no set runs lowers as the nodes it replaced") {
+  test::GraphBuilder b;
+  b.input("x", {-1, 3, 9, -1});
+  Tensor w = random_matrix(4, 27, 6).reshaped({4, 3, 3, 3});
+  b.constant("w", w);
+  b.constant("bias", test::f32_tensor({4}, {0.1f, -0.2f, 0.3f, 0.f}));
+  Attributes pool;
+  pool.set_ints("kernel_shape", {2, 2});
+  pool.set_ints("strides", {2, 2});
+  b.node("Conv", {"x", "w", "bias"}, {"c"});
+  b.node("Relu", {"c"}, {"r"});
+  b.node("MaxPool", {"r"}, {"y"}, pool);
+  b.output("y");
+  Graph g = b.build();
+  for (int64_t width : {10, 11}) {
+    CAPTURE(width);
+    auto plan = build_plan(g, {{"x", {2, 3, 9, width}}}, make_backend("toy-strict", Options{}), PlanOptions{});
+    std::vector<std::string> ops;
+    for (auto& step : plan->steps) ops.push_back(step.node.op_type);
+    Tensor x(DType::Float32, {2, 3, 9, width});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = static_cast<float>((i * 37) % 101) / 101.f - 0.3f;
+    auto got = test::run_plan(*plan, {{"x", x}});
+    auto want = test::run_plan(*test::plan_cpu(g, {{"x", {2, 3, 9, width}}}, {"all"}), {{"x", x}});
+    CHECK(test::max_abs_diff(got[0], want[0]) <= 1e-5);
+    if (width % 2 == 0) {
+      CHECK(ops == std::vector<std::string>{"FusedConv"});
+      CHECK(plan->steps[0].kernel_set == kToySet);
+      continue;
+    }
+    CHECK(ops == std::vector<std::string>{"Conv", "Relu", "MaxPool"});
+    CHECK(plan->steps[0].kernel_set == kToyBasic);
+    const auto& why = plan->steps[0].declined;  // the part's own reasons, then the fused node's
+    CHECK(std::find(why.begin(), why.end(), "ie.FusedConv toy-fused: input width 11 is odd (runs unfused)") !=
+          why.end());
   }
 }
 
