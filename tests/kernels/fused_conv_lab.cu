@@ -1,0 +1,808 @@
+// Lab for the fused Conv + bias + ReLU + MaxPool kernels (layers/fused_conv/fused_conv_cuda.cuh): a float64 CPU
+// reference, validation of every variant x tile configuration x element types on odd shapes, timings of the conv
+// net's two convolutions against the device's peaks, and a CPU emulation of the tensor-core index math.
+//
+// Build (from the repository root):
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
+//        tests/kernels/fused_conv_lab.cu -o fused_conv_lab
+// Run:
+//   ./fused_conv_lab                 validate, then time conv1/conv2 at batch 10000 and 1000
+//   ./fused_conv_lab --check-only    validate only;   --batch N   time at batch N only;   --csv PATH
+//   ./fused_conv_lab --emulate       CPU only: replay the kernels' index functions with an MMA emulated from the
+//                                    PTX ISA fragment tables (needs no GPU)
+//   --peak-tflops X (bf16/fp16, default 790)  --peak-tflops-tf32 X (395)  --peak-tflops-fp32 X (60)
+//   --peak-gbps X (4000): the H200 figures the percentages are taken against.
+// Exit status: non-zero when any check fails or a CUDA call errs. Without a GPU the GPU parts are skipped (with a
+// message) and the emulation runs instead.
+//
+// ptxas report (CUDA 13.0, sm_90a, `-Xptxas -v` on this file): registers per thread; every kernel has 0 bytes of
+// stack frame and 0 spill stores/loads. The element types (f32/bf16/f16 in and out) do not change the counts.
+//   mma (bf16, f16) and tf32            NT=1  NT=2  NT=4  NT=8   (NT = n8 tiles: k <= 8, 16, 32, 64)
+//     ConvTileSmall (4 warps, MT=2)       44    61    80   127
+//     ConvTileLarge (8 warps, MT=4)       64    80   127   233   (NT=8: one 256-thread CTA per SM by registers)
+//   ffma, both configs                    64                     (__launch_bounds__(threads, 1): without the 1,
+//                                                                 ptxas chose 48 registers and spilled 8 bytes)
+//
+// Variants and what was learned (keep this current):
+// - mma (bf16/f16 m16n8k16) is the main path. A fragments are gathered straight from the staged input tile (no
+//   im2col buffer): one 32-bit LDS per register thanks to the pair-expanded staging (word x = elements x, x+1),
+//   which doubles the input tile in shared memory but makes every tap pair one aligned load whatever the pixel's
+//   column parity. The kernel row is padded to even taps (7 -> 8) with zero weights: conv2's K grows 196 -> 224
+//   (+14%), cheaper than splitting pairs across rows. Expected limit: shared-memory bandwidth for A (4 wavefronts
+//   per m16 tile per k-step, shared by NT n-tiles: conv1 with NT=1 issues ~4 LDS per MMA and is LDS-bound;
+//   conv2 with NT=2 about half as many).
+// - tf32 (m16n8k8) is the same kernel with one element per word; K is not padded (7 taps stay 7). Its weights
+//   for the largest supported shape (c=16, r=7, k=64: 200 KB) exceed half of shared memory, so the B fragments
+//   then come through L1 (__ldg); the lab's c16/k64/r7 case covers that path.
+// - ffma: strict fp32 direct convolution; a lane computes 4 columns x 4 channels with a 4-register sliding
+//   window along kx (1 LDS + 1 broadcast LDG.128 per 16 FFMA). Rows of a warp are 4 staged rows apart with an
+//   odd row length, so the 32 lanes' loads (stride 4 words) fall in distinct banks.
+// - The epilogue stages the fp32 conv tile in shared memory and pools from there: general for any window and
+//   stride (overlapping 3/2 included) and exact (fp32 conv values, bias and ReLU after the max). Its cost is
+//   shared memory: for conv2 a whole image (32x32x16 fp32 = 64 KB) with ConvTileLarge.
+// - Persistent grid (SMs x resident CTAs): weights and the k-offset table are loaded once per CTA.
+// Next steps worth measuring (not done): register reuse of A fragments across ky (an output row's fragment for
+// tap row ky+1 is the next output row's for ky), which removes most A loads for stacked m-tiles; double-buffered
+// staging (the next tile's loads in flight during this tile's MMAs); ldmatrix on an explicit im2col tile;
+// wgmma (sm_90a) with A from registers; NT=3/6 instantiations (k=20 and k=48 now pad to 32 and 64 channels).
+// Known limit: the padded taps of odd kernels and the K padding multiply zero weights by real (finite) inputs;
+// an Inf or NaN in the input can therefore also reach the outputs right beside its receptive field.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "layers/fused_conv/fused_conv_cuda.cuh"
+
+namespace fc = ie::fused_conv;
+using fc::ConvPoolShape;
+using fc::Variant;
+
+// ---- shapes, data, reference -------------------------------------------------------------------------------
+
+struct Case {
+  const char* name;
+  ConvPoolShape s;
+};
+
+ConvPoolShape conv1(int n) { return {n, 1, 86, 86, 4, 7, 0, 2, 2}; }
+ConvPoolShape conv2(int n) { return {n, 4, 40, 40, 16, 7, 0, 4, 4}; }
+
+std::vector<Case> validation_cases() {
+  return {
+      {"conv1", conv1(1)},
+      {"conv1", conv1(7)},
+      {"conv1", conv1(1000)},
+      {"conv2", conv2(1)},
+      {"conv2", conv2(7)},
+      {"conv2", conv2(1000)},
+      {"c3_33x33_k20_r5_p2_pool3s2", {7, 3, 33, 33, 20, 5, 2, 3, 2}},
+      {"c16_17x17_k64_r3_p1_nopool", {7, 16, 17, 17, 64, 3, 1, 0, 0}},
+      {"c4_31x29_k16_r7_pool2", {7, 4, 31, 29, 16, 7, 0, 2, 2}},
+      {"c2_12x12_k6_r3_pool2_imgs/tile", {7, 2, 12, 12, 6, 3, 0, 2, 2}},
+      {"c2_9x300_k8_r4_p1_pool2_colblocks", {3, 2, 9, 300, 8, 4, 1, 2, 2}},
+      {"c16_20x20_k64_r7_p3_pool2_maxrange", {3, 16, 20, 20, 64, 7, 3, 2, 2}},
+      {"c1_5x6_k1_r3_nopool_tiny", {5, 1, 5, 6, 1, 3, 0, 0, 0}},
+  };
+}
+
+size_t in_count(const ConvPoolShape& s) { return static_cast<size_t>(s.n) * s.c * s.h * s.w; }
+size_t out_count(const ConvPoolShape& s) { return static_cast<size_t>(s.n) * s.k * fc::pooled_h(s) * fc::pooled_w(s); }
+
+struct Data {
+  std::vector<float> x, w, b;
+};
+
+// Images in [0, 1); weights and bias ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)). Fresh per case (seeded by it).
+Data make_data(const ConvPoolShape& s, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const float bound = 1.f / std::sqrt(static_cast<float>(s.c * s.r * s.r));
+  std::uniform_real_distribution<float> u01(0.f, 1.f), uw(-bound, bound);
+  Data d;
+  d.x.resize(in_count(s));
+  d.w.resize(static_cast<size_t>(s.k) * s.c * s.r * s.r);
+  d.b.resize(s.k);
+  for (auto& v : d.x) v = u01(rng);
+  for (auto& v : d.w) v = uw(rng);
+  for (auto& v : d.b) v = uw(rng);
+  return d;
+}
+
+// Conv + bias + ReLU + MaxPool in float64, NCHW, one thread per group of images.
+std::vector<double> reference(const ConvPoolShape& s, const std::vector<float>& x, const std::vector<float>& w,
+                              const std::vector<float>& b) {
+  const int oh = fc::conv_out_size(s.h, s.r, s.pad), ow = fc::conv_out_size(s.w, s.r, s.pad);
+  const int ph = fc::pooled_h(s), pw = fc::pooled_w(s);
+  const int win = s.pool_window ? s.pool_window : 1, ps = s.pool_window ? s.pool_stride : 1;
+  std::vector<double> out(out_count(s));
+  auto image = [&](int img, std::vector<double>& conv) {
+    for (int k = 0; k < s.k; ++k)
+      for (int oy = 0; oy < oh; ++oy)
+        for (int ox = 0; ox < ow; ++ox) {
+          double acc = b[k];
+          for (int c = 0; c < s.c; ++c)
+            for (int ky = 0; ky < s.r; ++ky) {
+              const int iy = oy + ky - s.pad;
+              if (iy < 0 || iy >= s.h) continue;
+              for (int kx = 0; kx < s.r; ++kx) {
+                const int ix = ox + kx - s.pad;
+                if (ix < 0 || ix >= s.w) continue;
+                acc += static_cast<double>(x[((static_cast<size_t>(img) * s.c + c) * s.h + iy) * s.w + ix]) *
+                       w[((static_cast<size_t>(k) * s.c + c) * s.r + ky) * s.r + kx];
+              }
+            }
+          conv[(static_cast<size_t>(k) * oh + oy) * ow + ox] = std::max(acc, 0.0);
+        }
+    for (int k = 0; k < s.k; ++k)
+      for (int py = 0; py < ph; ++py)
+        for (int px = 0; px < pw; ++px) {
+          double m = -INFINITY;
+          for (int i = 0; i < win; ++i)
+            for (int j = 0; j < win; ++j)
+              m = std::max(m, conv[(static_cast<size_t>(k) * oh + py * ps + i) * ow + px * ps + j]);
+          out[((static_cast<size_t>(img) * s.k + k) * ph + py) * pw + px] = m;
+        }
+  };
+  const int nthreads = std::max(1, std::min<int>(std::thread::hardware_concurrency(), s.n));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < nthreads; ++t)
+    pool.emplace_back([&, t] {
+      std::vector<double> conv(static_cast<size_t>(s.k) * oh * ow);
+      for (int img = t; img < s.n; img += nthreads) image(img, conv);
+    });
+  for (auto& th : pool) th.join();
+  return out;
+}
+
+// The reference's conventions on a case checkable by hand: a 3x3 kernel whose centre tap is 1, padding 1, is the
+// identity (inputs >= 0 survive ReLU), and MaxPool 2/2 floor-mode of a 5x5 map keeps rows/cols 0..3.
+bool reference_self_check() {
+  const ConvPoolShape s{1, 1, 5, 5, 1, 3, 1, 2, 2};
+  std::vector<float> x(25), w(9, 0.f), b(1, 0.25f);
+  for (int i = 0; i < 25; ++i) x[i] = float((i * 7) % 25) / 25.f;
+  w[4] = 1.f;
+  const std::vector<double> r = reference(s, x, w, b);
+  bool ok = r.size() == 4;
+  for (int py = 0; py < 2 && ok; ++py)
+    for (int px = 0; px < 2; ++px) {
+      const double want = 0.25 + std::max({x[(2 * py) * 5 + 2 * px], x[(2 * py) * 5 + 2 * px + 1],
+                                           x[(2 * py + 1) * 5 + 2 * px], x[(2 * py + 1) * 5 + 2 * px + 1]});
+      ok = ok && std::fabs(r[py * 2 + px] - want) < 1e-6;
+    }
+  printf("%s  reference self-check (identity kernel, pad 1, pool 2/2 floor)\n", ok ? "PASS" : "FAIL");
+  return ok;
+}
+
+// make_data, redrawn until image 0 has a positive output: an all-zero (ReLU'd) reference would pass anything.
+Data make_live_data(const ConvPoolShape& s, uint64_t seed) {
+  for (;; seed += 7919) {
+    Data d = make_data(s, seed);
+    ConvPoolShape one = s;
+    one.n = 1;
+    const std::vector<float> x0(d.x.begin(), d.x.begin() + in_count(one));
+    const std::vector<double> r = reference(one, x0, d.w, d.b);
+    if (std::any_of(r.begin(), r.end(), [](double v) { return v > 0; })) return d;
+  }
+}
+
+struct Errors {
+  double rel_l2 = 0, max_rel = 0;
+  size_t non_finite = 0;
+};
+
+// ||out - ref|| / ||ref|| and max|out - ref| / max|ref|; a non-finite output (unwritten: poisoned) is counted.
+Errors compare(const std::vector<float>& out, const std::vector<double>& ref) {
+  Errors e;
+  double num = 0, den = 0, max_err = 0, max_ref = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (!std::isfinite(out[i])) {
+      ++e.non_finite;
+      continue;
+    }
+    const double d = out[i] - ref[i];
+    num += d * d, den += ref[i] * ref[i];
+    max_err = std::max(max_err, std::fabs(d)), max_ref = std::max(max_ref, std::fabs(ref[i]));
+  }
+  e.rel_l2 = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0);
+  e.max_rel = max_ref > 0 ? max_err / max_ref : max_err;
+  return e;
+}
+
+// ---- element types -----------------------------------------------------------------------------------------
+
+enum class DT { kF32, kBF16, kF16 };
+template <class T>
+constexpr DT dt_of() {
+  return std::is_same_v<T, float> ? DT::kF32 : std::is_same_v<T, __half> ? DT::kF16 : DT::kBF16;
+}
+size_t dt_size(DT t) { return t == DT::kF32 ? 4 : 2; }
+const char* dt_name(DT t) { return t == DT::kF32 ? "f32" : t == DT::kF16 ? "f16" : "bf16"; }
+
+// Host values as type `t` would hold them, and their bytes.
+float quantize(float v, DT t) {
+  return t == DT::kF32   ? v
+         : t == DT::kF16 ? fc::to_float(fc::from_float<__half>(v))
+                         : fc::to_float(fc::from_float<__nv_bfloat16>(v));
+}
+std::vector<unsigned char> to_bytes(const std::vector<float>& v, DT t) {
+  std::vector<unsigned char> out(v.size() * dt_size(t));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (t == DT::kF32) {
+      memcpy(&out[i * 4], &v[i], 4);
+    } else {
+      const uint16_t bits = static_cast<uint16_t>(t == DT::kF16 ? fc::bits16(fc::from_float<__half>(v[i]))
+                                                                : fc::bits16(fc::from_float<__nv_bfloat16>(v[i])));
+      memcpy(&out[i * 2], &bits, 2);
+    }
+  }
+  return out;
+}
+std::vector<float> from_bytes(const std::vector<unsigned char>& b, DT t, size_t n) {
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (t == DT::kF32) {
+      memcpy(&out[i], &b[i * 4], 4);
+    } else {
+      uint16_t bits;
+      memcpy(&bits, &b[i * 2], 2);
+      out[i] = t == DT::kF16 ? fc::WordF16::unpack(bits, 0) : fc::WordBf16::unpack(bits, 0);
+    }
+  }
+  return out;
+}
+
+// ---- CPU emulation of the tensor-core path -----------------------------------------------------------------
+// The kernels' own index functions (staging, pixel and k-word offsets, the A gather, B packing, C stores, the
+// pool epilogue) run on the CPU; only mma.sync is replaced, by a product whose register layout comes from the
+// PTX ISA tables for m16n8k16 (.bf16/.f16) and m16n8k8 (.tf32), written independently of the kernel's view.
+// The result must match a float64 reference computed on the same rounded operands.
+
+// (row, col) of element `e` of A register `reg` of `lane`. PTX ISA "Matrix Fragments for mma.m16n8k16 with
+// floating point type": a_i, i = 0..7, two per .b32 register, lower index in the low half:
+// row = groupID (+8 for a2,a3,a6,a7), col = 2*threadID_in_group + (i & 1) (+8 for a4..a7).
+// m16n8k8 .tf32: a_i, i = 0..3: row = groupID (+8 for a1, a3), col = threadID_in_group (+4 for a2, a3).
+void isa_a_coord(int e_per_word, int lane, int reg, int e, int* row, int* col) {
+  const int g = lane >> 2, t = lane & 3;
+  if (e_per_word == 2) {
+    const int i = 2 * reg + e;
+    *row = g + ((i == 2 || i == 3 || i == 6 || i == 7) ? 8 : 0);
+    *col = 2 * t + (i & 1) + (i >= 4 ? 8 : 0);
+  } else {
+    *row = g + (reg == 1 || reg == 3 ? 8 : 0);
+    *col = t + (reg >= 2 ? 4 : 0);
+  }
+}
+// B (k x 8): m16n8k16: b_i, i = 0..3: row = 2*threadID_in_group + (i & 1) (+8 for b2, b3), col = groupID.
+// m16n8k8 .tf32: b0 row threadID_in_group, b1 row threadID_in_group + 4, col groupID.
+void isa_b_coord(int e_per_word, int lane, int reg, int e, int* row, int* col) {
+  const int g = lane >> 2, t = lane & 3;
+  if (e_per_word == 2) {
+    const int i = 2 * reg + e;
+    *row = 2 * t + (i & 1) + (i >= 2 ? 8 : 0);
+  } else {
+    *row = t + (reg == 1 ? 4 : 0);
+  }
+  *col = g;
+}
+// C/D (16 x 8 f32): c_i: row = groupID (+8 for c2, c3), col = 2*threadID_in_group + (i & 1).
+void isa_c_coord(int lane, int i, int* row, int* col) {
+  *row = (lane >> 2) + (i >= 2 ? 8 : 0);
+  *col = 2 * (lane & 3) + (i & 1);
+}
+
+// One warp-wide mma.sync on the 32 lanes' registers. False if the fragments do not tile A and B exactly once.
+template <class Word>
+bool emulated_mma(double (&acc)[32][4], const uint32_t (&a)[32][4], const uint2 (&b)[32]) {
+  constexpr int kK = 8 * Word::kE;
+  double A[16][16] = {}, B[16][8] = {};
+  int seen_a[16][16] = {}, seen_b[16][8] = {};
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int reg = 0; reg < 4; ++reg)
+      for (int e = 0; e < Word::kE; ++e) {
+        int row, col;
+        isa_a_coord(Word::kE, lane, reg, e, &row, &col);
+        A[row][col] = Word::unpack(a[lane][reg], e);
+        ++seen_a[row][col];
+      }
+    for (int reg = 0; reg < 2; ++reg)
+      for (int e = 0; e < Word::kE; ++e) {
+        int row, col;
+        isa_b_coord(Word::kE, lane, reg, e, &row, &col);
+        B[row][col] = Word::unpack(reg ? b[lane].y : b[lane].x, e);
+        ++seen_b[row][col];
+      }
+  }
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < kK; ++j)
+      if (seen_a[i][j] != 1) return false;
+  for (int i = 0; i < kK; ++i)
+    for (int j = 0; j < 8; ++j)
+      if (seen_b[i][j] != 1) return false;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int i = 0; i < 4; ++i) {
+      int row, col;
+      isa_c_coord(lane, i, &row, &col);
+      for (int k = 0; k < kK; ++k) acc[lane][i] += A[row][k] * B[k][col];
+    }
+  return true;
+}
+
+struct EmuConfig {
+  const char* name;
+  int warps, mtiles, target_pixels;
+};
+
+// Replays one launch of the mma/tf32 kernel (Word) or the ffma kernel (Word = WordF32) tile by tile.
+template <class Word>
+bool emulate_case(const Case& cs, Variant v, const EmuConfig& cfg, uint64_t seed) {
+  const ConvPoolShape& s = cs.s;
+  const Data d = make_live_data(s, seed);
+  fc::TilePlan p;
+  std::string why;
+  if (!fc::make_plan(s, v, cfg.target_pixels, fc::kDefaultSmemLimit, &p, &why)) {
+    printf("FAIL  emulate %-5s %-12s %-36s plan: %s\n", Word::kE == 2 ? "16bit" : "32bit", cfg.name, cs.name,
+           why.c_str());
+    return false;
+  }
+  std::vector<unsigned char> wpk(fc::packed_weight_bytes(s, v) + 16);
+  fc::pack_weights(s, v, d.w.data(), wpk.data());
+  const uint2* w2 = reinterpret_cast<const uint2*>(wpk.data());
+  std::vector<int2> kofs(p.kchunks * 4);
+  for (int i = 0; i < p.kchunks * 4; ++i) kofs[i] = fc::kofs_entry(p, i >> 2, i & 3);
+  const size_t in_words = static_cast<size_t>(p.g) * p.img_words;
+  std::vector<uint32_t> s_in(in_words);
+  std::vector<float> ct(static_cast<size_t>(p.k) * p.ct_stride);
+  std::vector<float> y(out_count(s), NAN);
+  const uint32_t kPoison = 0xDEADBEEFu;  // no packed input in [0, 1) has these bits
+  bool ok = true;
+  for (int tile = 0; tile < p.tiles && ok; ++tile) {
+    const fc::TileCoord t = fc::tile_coord(p, tile);
+    std::fill(s_in.begin(), s_in.end(), kPoison);
+    std::fill(ct.begin(), ct.end(), 1e30f);  // an unwritten conv value shows up in the pooled output
+    for (int lane = 0; lane < 32; ++lane) fc::stage_input<Word>(p, d.x.data(), t, s_in.data(), 0, 1, lane);
+    if (std::count(s_in.begin(), s_in.end(), kPoison)) {
+      printf("  staging left words unwritten (tile %d)\n", tile);
+      ok = false;
+      break;
+    }
+    if (v == Variant::kFfma) {
+      const int blocks = (p.np / 4) * ((p.g * p.crb + 3) / 4) * ((p.cwk + 31) / 32);
+      for (int b = 0; b < blocks; ++b)
+        for (int lane = 0; lane < 32; ++lane)
+          fc::ffma_block(p, reinterpret_cast<const float*>(s_in.data()), reinterpret_cast<const float4*>(wpk.data()),
+                         ct.data(), b, lane);
+    } else {
+      const int passes = (p.mtiles + cfg.mtiles - 1) / cfg.mtiles;
+      for (int warp = 0; warp < cfg.warps; ++warp)
+        for (int pass = warp; pass < passes && ok; pass += cfg.warps)
+          for (int mt = 0; mt < cfg.mtiles && ok; ++mt) {
+            const int mtile = pass * cfg.mtiles + mt;
+            int lo[32], hi[32];
+            for (int lane = 0; lane < 32; ++lane) fc::lane_pixels(p, mtile, lane, &lo[lane], &hi[lane]);
+            for (int j = 0; j < p.np && ok; ++j) {
+              double acc[32][4] = {};
+              for (int kc = 0; kc < p.kchunks && ok; ++kc) {
+                uint32_t a[32][4];
+                uint2 b[32];
+                for (int lane = 0; lane < 32; ++lane) {
+                  int idx[4];
+                  fc::a_frag_index(lo[lane], hi[lane], kofs[kc * 4 + (lane & 3)], idx);
+                  for (int r = 0; r < 4; ++r) {
+                    if (idx[r] < 0 || static_cast<size_t>(idx[r]) >= in_words) {
+                      printf("  A gather out of the staged tile: %d of %zu\n", idx[r], in_words);
+                      ok = false;
+                      idx[r] = 0;
+                    }
+                    a[lane][r] = s_in[idx[r]];
+                  }
+                  b[lane] = w2[fc::wpk_index(kc, j, lane, p.np)];
+                }
+                if (!emulated_mma<Word>(acc, a, b)) {
+                  printf("  fragments do not cover the MMA operands exactly once\n");
+                  ok = false;
+                }
+              }
+              for (int lane = 0; lane < 32; ++lane) {
+                const float c[4] = {float(acc[lane][0]), float(acc[lane][1]), float(acc[lane][2]), float(acc[lane][3])};
+                fc::store_c(p, ct.data(), mtile * 16, j, lane, c);
+              }
+            }
+          }
+    }
+    fc::pool_store(p, ct.data(), d.b.data(), y.data(), t, 0, 1);
+  }
+  // Reference on the operands as the kernel rounds them (inputs and weights), in float64.
+  auto q = [](float v) {
+    const float pair[2] = {v, 0.f};
+    return Word::unpack(Word::pack(pair), 0);
+  };
+  std::vector<float> xq(d.x.size()), wq(d.w.size());
+  std::transform(d.x.begin(), d.x.end(), xq.begin(), q);
+  std::transform(d.w.begin(), d.w.end(), wq.begin(), q);
+  const Errors e = compare(y, reference(s, xq, wq, d.b));
+  const double tol = v == Variant::kFfma ? 1e-5 : 1e-6;
+  ok = ok && e.non_finite == 0 && e.rel_l2 <= tol && e.max_rel <= tol;
+  const char* vname = v == Variant::kFfma      ? "ffma"
+                      : v == Variant::kTf32    ? "tf32"
+                      : v == Variant::kMmaBf16 ? "bf16"
+                                               : "f16";
+  printf("%s  emulate %-5s %-12s %-36s g=%d pb=%d pcb=%d tiles=%d rel_l2 %.2e max_rel %.2e unwritten %zu (tol %.0e)\n",
+         ok ? "PASS" : "FAIL", vname, cfg.name, cs.name, p.g, p.pb, p.pcb, p.tiles, e.rel_l2, e.max_rel, e.non_finite,
+         tol);
+  return ok;
+}
+
+int run_emulation() {
+  printf("== CPU emulation of the kernels' index math (MMA from the PTX ISA fragment tables) ==\n");
+  std::vector<Case> cases = {
+      {"conv1 n=1", conv1(1)},
+      {"conv2 n=1", conv2(1)},
+      {"c3_11x11_k10_r5_p2_pool3s2 n=3", {3, 3, 11, 11, 10, 5, 2, 3, 2}},
+      {"c16_17x17_k64_r3_p1_nopool", {1, 16, 17, 17, 64, 3, 1, 0, 0}},
+      {"c2_9x300_k8_r4_p1_pool2 n=2", {2, 2, 9, 300, 8, 4, 1, 2, 2}},
+      {"c4_31x29_k16_r7_pool2", {1, 4, 31, 29, 16, 7, 0, 2, 2}},
+      {"c16_12x12_k64_r7_p3_pool2", {1, 16, 12, 12, 64, 7, 3, 2, 2}},
+      {"c1_5x6_k1_r3_nopool n=5", {5, 1, 5, 6, 1, 3, 0, 0, 0}},
+  };
+  const EmuConfig cfgs[] = {
+      {fc::ConvTileSmall::kName, fc::ConvTileSmall::kWarps, fc::ConvTileSmall::kMTiles,
+       fc::ConvTileSmall::kTargetPixels},
+      {fc::ConvTileLarge::kName, fc::ConvTileLarge::kWarps, fc::ConvTileLarge::kMTiles,
+       fc::ConvTileLarge::kTargetPixels},
+      {"tiny_px48", 3, 3, 48},  // many tiles, bands and column blocks on small shapes
+  };
+  int failures = 0;
+  uint64_t seed = 1000;
+  for (const Case& cs : cases) {
+    std::string why;
+    if (!fc::supported(cs.s, &why)) {
+      printf("FAIL  %s: not supported: %s\n", cs.name, why.c_str());
+      ++failures;
+      continue;
+    }
+    for (const EmuConfig& cfg : cfgs) {
+      ++seed;
+      failures += !emulate_case<fc::WordBf16>(cs, Variant::kMmaBf16, cfg, seed);
+      failures += !emulate_case<fc::WordF16>(cs, Variant::kMmaF16, cfg, seed);
+      failures += !emulate_case<fc::WordTf32>(cs, Variant::kTf32, cfg, seed);
+      failures += !emulate_case<fc::WordF32>(cs, Variant::kFfma, cfg, seed);
+    }
+  }
+  // The supported() boundary.
+  const struct {
+    ConvPoolShape s;
+    bool want;
+  } edges[] = {{{1, 17, 8, 8, 4, 3, 0, 0, 0}, false}, {{1, 1, 8, 8, 65, 3, 0, 0, 0}, false},
+               {{1, 1, 8, 8, 4, 2, 0, 0, 0}, false},  {{1, 1, 8, 8, 4, 3, 2, 0, 0}, false},
+               {{1, 1, 8, 8, 4, 3, 0, 2, 3}, false},  {{1, 1, 4, 4, 4, 5, 0, 0, 0}, false},
+               {{1, 1, 8, 8, 4, 3, 1, 8, 8}, true},   {{1, 16, 9, 9, 64, 7, 3, 9, 1}, true}};
+  for (const auto& ed : edges) {
+    std::string why;
+    const bool got = fc::supported(ed.s, &why);
+    if (got != ed.want) {
+      printf("FAIL  supported(c=%d k=%d r=%d pad=%d pool %d/%d) = %d\n", ed.s.c, ed.s.k, ed.s.r, ed.s.pad,
+             ed.s.pool_window, ed.s.pool_stride, got);
+      ++failures;
+    }
+  }
+  printf("emulation: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
+  return failures;
+}
+
+// ---- GPU runs ----------------------------------------------------------------------------------------------
+
+#define CUDA_CHECK(expr)                                                                                    \
+  do {                                                                                                      \
+    cudaError_t err_ = (expr);                                                                              \
+    if (err_ != cudaSuccess) {                                                                              \
+      fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(err_), __FILE__, __LINE__, #expr); \
+      exit(2);                                                                                              \
+    }                                                                                                       \
+  } while (0)
+
+using LaunchFn = cudaError_t (*)(const ConvPoolShape&, const void*, const void*, const float*, void*, cudaStream_t);
+
+template <Variant V, class Cfg, class TIn, class TOut>
+cudaError_t launch_erased(const ConvPoolShape& s, const void* x, const void* w, const float* b, void* y,
+                          cudaStream_t st) {
+  const TIn* xi = static_cast<const TIn*>(x);
+  TOut* yo = static_cast<TOut*>(y);
+  if constexpr (V == Variant::kFfma) return fc::launch_fused_conv_ffma<Cfg, TIn, TOut>(s, xi, w, b, yo, st);
+  if constexpr (V == Variant::kTf32) return fc::launch_fused_conv_tf32<Cfg, TIn, TOut>(s, xi, w, b, yo, st);
+  if constexpr (V == Variant::kMmaBf16)
+    return fc::launch_fused_conv_mma<Cfg, TIn, TOut, __nv_bfloat16>(s, xi, w, b, yo, st);
+  if constexpr (V == Variant::kMmaF16) return fc::launch_fused_conv_mma<Cfg, TIn, TOut, __half>(s, xi, w, b, yo, st);
+}
+
+struct Run {
+  Variant v;
+  const char* variant;
+  const char* config;
+  DT tin, tout;
+  LaunchFn launch;
+};
+
+template <Variant V, class Cfg, class TIn, class TOut>
+Run make_run(const char* name) {
+  return {V, name, Cfg::kName, dt_of<TIn>(), dt_of<TOut>(), &launch_erased<V, Cfg, TIn, TOut>};
+}
+
+std::vector<Run> all_runs() {
+  using S = fc::ConvTileSmall;
+  using L = fc::ConvTileLarge;
+  using bf16 = __nv_bfloat16;
+  return {
+      make_run<Variant::kFfma, S, float, float>("ffma"),
+      make_run<Variant::kFfma, L, float, float>("ffma"),
+      make_run<Variant::kFfma, S, bf16, float>("ffma"),
+      make_run<Variant::kFfma, L, bf16, float>("ffma"),
+      make_run<Variant::kTf32, S, float, float>("tf32"),
+      make_run<Variant::kTf32, L, float, float>("tf32"),
+      make_run<Variant::kMmaBf16, S, float, float>("mma_bf16"),
+      make_run<Variant::kMmaBf16, L, float, float>("mma_bf16"),
+      make_run<Variant::kMmaBf16, S, bf16, bf16>("mma_bf16"),
+      make_run<Variant::kMmaBf16, L, bf16, bf16>("mma_bf16"),
+      make_run<Variant::kMmaF16, S, float, float>("mma_f16"),
+      make_run<Variant::kMmaF16, L, float, float>("mma_f16"),
+      make_run<Variant::kMmaF16, S, __half, __half>("mma_f16"),
+      make_run<Variant::kMmaF16, L, __half, __half>("mma_f16"),
+  };
+}
+
+struct Tol {
+  double rel_l2, max_rel;  // max_rel < 0: not checked
+};
+// Per precision (METHOD.md): fp32 1e-5; tf32 1e-3 rel L2 and 5e-3 max-abs relative to max; bf16/fp16 operands
+// 1e-2 rel L2. A 16-bit output adds its own rounding (bf16: 2^-9 relative, fp16: 2^-11).
+Tol tolerance(const Run& r) {
+  Tol t = r.v == Variant::kFfma ? Tol{1e-5, 1e-5} : r.v == Variant::kTf32 ? Tol{1e-3, 5e-3} : Tol{1e-2, -1};
+  const double out_tol = r.tout == DT::kBF16 ? 1e-2 : r.tout == DT::kF16 ? 2e-3 : 0;
+  t.rel_l2 = std::max(t.rel_l2, out_tol);
+  if (t.max_rel >= 0) t.max_rel = std::max(t.max_rel, out_tol);
+  return t;
+}
+
+struct DeviceBuf {
+  void* p = nullptr;
+  explicit DeviceBuf(size_t bytes) { CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(bytes, 16))); }
+  ~DeviceBuf() { cudaFree(p); }
+  DeviceBuf(const DeviceBuf&) = delete;
+  DeviceBuf& operator=(const DeviceBuf&) = delete;
+};
+
+std::shared_ptr<DeviceBuf> upload(const void* src, size_t bytes) {
+  auto b = std::make_shared<DeviceBuf>(bytes);
+  CUDA_CHECK(cudaMemcpy(b->p, src, bytes, cudaMemcpyHostToDevice));
+  return b;
+}
+
+std::shared_ptr<DeviceBuf> packed_weights(const ConvPoolShape& s, Variant v, const std::vector<float>& w) {
+  std::vector<unsigned char> host(fc::packed_weight_bytes(s, v));
+  fc::pack_weights(s, v, w.data(), host.data());
+  return upload(host.data(), host.size());
+}
+
+int validate(const std::vector<Run>& runs, cudaStream_t stream) {
+  printf("== validation against the float64 CPU reference ==\n");
+  int failures = 0;
+  uint64_t seed = 1;
+  for (const Case& cs : validation_cases()) {
+    const ConvPoolShape& s = cs.s;
+    std::string why;
+    if (!fc::supported(s, &why)) {
+      printf("FAIL  %s: not supported: %s\n", cs.name, why.c_str());
+      ++failures;
+      continue;
+    }
+    const Data d = make_live_data(s, seed++);
+    auto bias = upload(d.b.data(), d.b.size() * 4);
+    DeviceBuf y(out_count(s) * 4);
+    std::map<DT, std::shared_ptr<DeviceBuf>> x_dev;
+    std::map<DT, std::vector<double>> refs;
+    std::map<Variant, std::shared_ptr<DeviceBuf>> w_dev;
+    for (const Run& r : runs) {
+      if (!x_dev.count(r.tin)) {  // the reference sees the input as the kernel does (rounded to TIn)
+        std::vector<float> xq(d.x.size());
+        for (size_t i = 0; i < xq.size(); ++i) xq[i] = quantize(d.x[i], r.tin);
+        const auto bytes = to_bytes(xq, r.tin);
+        x_dev[r.tin] = upload(bytes.data(), bytes.size());
+        refs[r.tin] = reference(s, xq, d.w, d.b);
+      }
+      if (!w_dev.count(r.v)) w_dev[r.v] = packed_weights(s, r.v, d.w);
+      const size_t out_bytes = out_count(s) * dt_size(r.tout);
+      CUDA_CHECK(cudaMemsetAsync(y.p, 0xFF, out_bytes, stream));  // NaN in every type: unwritten outputs show
+      CUDA_CHECK(r.launch(s, x_dev[r.tin]->p, w_dev[r.v]->p, static_cast<const float*>(bias->p), y.p, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      std::vector<unsigned char> host(out_bytes);
+      CUDA_CHECK(cudaMemcpy(host.data(), y.p, out_bytes, cudaMemcpyDeviceToHost));
+      const Errors e = compare(from_bytes(host, r.tout, out_count(s)), refs[r.tin]);
+      const Tol t = tolerance(r);
+      const bool ok = e.non_finite == 0 && e.rel_l2 <= t.rel_l2 && (t.max_rel < 0 || e.max_rel <= t.max_rel);
+      failures += !ok;
+      char max_tol[16] = "-";
+      if (t.max_rel >= 0) snprintf(max_tol, sizeof max_tol, "%.0e", t.max_rel);
+      printf("%s  %-8s %-12s %4s->%-4s %-34s n=%-5d rel_l2 %.2e max_rel %.2e unwritten %zu (tol %.0e / %s)\n",
+             ok ? "PASS" : "FAIL", r.variant, r.config, dt_name(r.tin), dt_name(r.tout), cs.name, s.n, e.rel_l2,
+             e.max_rel, e.non_finite, t.rel_l2, max_tol);
+    }
+  }
+  printf("validation: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
+  return failures;
+}
+
+// ---- timing ------------------------------------------------------------------------------------------------
+
+// Values in [0, 1) from a hash of the index: never zeros, different per buffer.
+template <class T>
+__global__ void fill_uniform(T* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 0x9E3779B1u ^ static_cast<uint32_t>(i >> 32) * 0x85EBCA77u ^ seed;
+    h ^= h >> 16, h *= 0x85EBCA6Bu, h ^= h >> 13, h *= 0xC2B2AE35u, h ^= h >> 16;
+    p[i] = fc::from_float<T>((h >> 8) * (1.f / 16777216.f));
+  }
+}
+
+void fill(void* p, DT t, size_t n, uint32_t seed) {
+  if (t == DT::kF32) fill_uniform<<<1024, 256>>>(static_cast<float*>(p), n, seed);
+  if (t == DT::kBF16) fill_uniform<<<1024, 256>>>(static_cast<__nv_bfloat16*>(p), n, seed);
+  if (t == DT::kF16) fill_uniform<<<1024, 256>>>(static_cast<__half*>(p), n, seed);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+struct Peaks {
+  double tflops16 = 790, tflops_tf32 = 395, tflops_fp32 = 60, gbps = 4000;
+};
+
+struct Timing {
+  std::string line, csv;
+};
+
+int time_runs(const std::vector<Run>& runs, const std::vector<int>& batches, const Peaks& peaks, cudaStream_t stream,
+              std::vector<Timing>* rows) {
+  constexpr int kWarmup = 5, kReps = 50, kBuffers = 3;
+  for (int which = 0; which < 2; ++which)
+    for (int batch : batches) {
+      const ConvPoolShape s = which == 0 ? conv1(batch) : conv2(batch);
+      const char* sname = which == 0 ? "conv1" : "conv2";
+      const Data d = make_data({1, s.c, 1, 1, s.k, s.r, 0, 0, 0}, 77);  // weights and bias only
+      auto bias = upload(d.b.data(), d.b.size() * 4);
+      DeviceBuf y(out_count(s) * 4);
+      std::map<DT, std::vector<std::shared_ptr<DeviceBuf>>> xs;
+      const double flops = 2.0 * s.k * s.c * s.r * s.r * double(s.n) * fc::kept_conv_rows(s) * fc::kept_conv_cols(s);
+      for (const Run& r : runs) {
+        auto& bufs = xs[r.tin];
+        for (int i = int(bufs.size()); i < kBuffers; ++i) {
+          bufs.push_back(std::make_shared<DeviceBuf>(in_count(s) * dt_size(r.tin)));
+          fill(bufs.back()->p, r.tin, in_count(s), 0x1234u + 977u * i);
+        }
+        auto w = packed_weights(s, r.v, d.w);
+        for (int i = 0; i < kWarmup; ++i)
+          CUDA_CHECK(r.launch(s, bufs[i % kBuffers]->p, w->p, static_cast<const float*>(bias->p), y.p, stream));
+        std::vector<cudaEvent_t> ev(2 * kReps);
+        for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
+        for (int i = 0; i < kReps; ++i) {
+          CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
+          CUDA_CHECK(r.launch(s, bufs[i % kBuffers]->p, w->p, static_cast<const float*>(bias->p), y.p, stream));
+          CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
+        }
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        std::vector<float> ms(kReps);
+        for (int i = 0; i < kReps; ++i) CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+        for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
+        std::sort(ms.begin(), ms.end());
+        const double med = ms[kReps / 2];
+        const double bytes = double(in_count(s)) * dt_size(r.tin) + double(out_count(s)) * dt_size(r.tout);
+        const double tflops = flops / (med * 1e-3) / 1e12, gbps = bytes / (med * 1e-3) / 1e9;
+        const double peak = r.v == Variant::kFfma   ? peaks.tflops_fp32
+                            : r.v == Variant::kTf32 ? peaks.tflops_tf32
+                                                    : peaks.tflops16;
+        char line[256], csv[256];
+        snprintf(line, sizeof line, "%-8s %-12s %4s->%-4s %-5s %6d %9.4f %8.1f %6.1f%% %8.0f %6.1f%%", r.variant,
+                 r.config, dt_name(r.tin), dt_name(r.tout), sname, batch, med, tflops, 100 * tflops / peak, gbps,
+                 100 * gbps / peaks.gbps);
+        snprintf(line + strlen(line), sizeof line - strlen(line), "  (min %.4f max %.4f)", ms.front(), ms.back());
+        snprintf(csv, sizeof csv, "%s,%s,%s,%s,%s,%d,%.5f,%.5f,%.5f,%.3f,%.1f,%.3f", r.variant, r.config,
+                 dt_name(r.tin), dt_name(r.tout), sname, batch, med, ms.front(), tflops, 100 * tflops / peak, gbps,
+                 100 * gbps / peaks.gbps);
+        rows->push_back({line, csv});
+        printf("%s\n", line);
+        fflush(stdout);
+      }
+    }
+  return 0;
+}
+
+// ---- main --------------------------------------------------------------------------------------------------
+
+int main(int argc, char** argv) {
+  bool check_only = false, emulate = false;
+  std::vector<int> batches = {10000, 1000};
+  std::string csv_path;
+  Peaks peaks;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "%s needs a value\n", a.c_str());
+        exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--check-only")
+      check_only = true;
+    else if (a == "--emulate")
+      emulate = true;
+    else if (a == "--batch")
+      batches = {atoi(next())};
+    else if (a == "--csv")
+      csv_path = next();
+    else if (a == "--peak-tflops")
+      peaks.tflops16 = atof(next());
+    else if (a == "--peak-tflops-tf32")
+      peaks.tflops_tf32 = atof(next());
+    else if (a == "--peak-tflops-fp32")
+      peaks.tflops_fp32 = atof(next());
+    else if (a == "--peak-gbps")
+      peaks.gbps = atof(next());
+    else {
+      fprintf(stderr,
+              "usage: %s [--check-only] [--emulate] [--batch N] [--csv PATH] [--peak-tflops X] "
+              "[--peak-tflops-tf32 X] [--peak-tflops-fp32 X] [--peak-gbps X]\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  int failures = reference_self_check() ? 0 : 1;
+  int devices = 0;
+  const cudaError_t dev_err = cudaGetDeviceCount(&devices);
+  if (emulate || dev_err != cudaSuccess || devices == 0) {
+    if (!emulate)
+      printf("no CUDA device (%s): GPU validation and timing skipped; running the CPU emulation instead\n",
+             dev_err != cudaSuccess ? cudaGetErrorString(dev_err) : "0 devices");
+    failures += run_emulation();
+    printf("%s\n", failures ? "FAILED" : "ALL PASSED");
+    return failures ? 1 : 0;
+  }
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  printf(
+      "device: %s, %d SMs, %zu KB opt-in shared memory per block; peaks: %.0f TFLOP/s bf16/fp16, %.0f tf32, "
+      "%.0f fp32, %.0f GB/s\n",
+      prop.name, prop.multiProcessorCount, prop.sharedMemPerBlockOptin / 1024, peaks.tflops16, peaks.tflops_tf32,
+      peaks.tflops_fp32, peaks.gbps);
+  cudaStream_t stream;
+  // A blocking stream: ordered after the uploads (pageable cudaMemcpy) and fills on the legacy default stream.
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  const std::vector<Run> runs = all_runs();
+  failures += validate(runs, stream);
+  std::vector<Timing> rows;
+  if (!check_only) {
+    printf("== timing: median of 50 launches after 5 warm-ups, inputs rotated over 3 buffers ==\n");
+    time_runs(runs, batches, peaks, stream, &rows);
+    printf("\n%-8s %-12s %-10s %-5s %6s %9s %8s %7s %8s %7s\n", "variant", "config", "types", "shape", "batch", "ms",
+           "TFLOP/s", "%peak", "GB/s", "%peak");
+    for (const auto& r : rows) printf("%s\n", r.line.c_str());
+  }
+  if (!csv_path.empty()) {
+    FILE* f = fopen(csv_path.c_str(), "w");
+    if (!f) {
+      fprintf(stderr, "cannot write %s\n", csv_path.c_str());
+      return 2;
+    }
+    fprintf(f, "variant,config,tin,tout,shape,batch,ms_median,ms_min,tflops,pct_peak_tflops,gbps,pct_peak_gbps\n");
+    for (const auto& r : rows) fprintf(f, "%s\n", r.csv.c_str());
+    fclose(f);
+  }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  printf("%s\n", failures ? "FAILED" : "ALL PASSED");
+  return failures ? 1 : 0;
+}
