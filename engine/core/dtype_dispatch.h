@@ -19,6 +19,10 @@ template <class T> struct TypeTag { using type = T; };
 template <class T>
 inline constexpr bool is_half_like_v = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 
+/// The type arithmetic runs in for element type T: float for the 16-bit floats (rounded back on store), else T.
+template <class T>
+using ComputeOf = std::conditional_t<is_half_like_v<T>, float, T>;
+
 template <class T> constexpr DType dtype_of();
 template <> constexpr DType dtype_of<float>() { return DType::Float32; }
 template <> constexpr DType dtype_of<double>() { return DType::Float64; }

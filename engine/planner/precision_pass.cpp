@@ -1,5 +1,6 @@
 #include "engine/planner/precision_pass.h"
 
+#include <functional>
 #include <set>
 
 #include "engine/core/float_convert.h"
@@ -70,11 +71,15 @@ size_t lower_precision(Graph& g, Precision precision, ConstantStore& store,
   size_t casts = 0;
 
   // Weights: one converted copy per engine; a constant also read at a fixed-type input keeps its float32 self.
+  // Reads inside fused nodes' parts count too: a part runs when no kernel set takes the fused node.
   std::set<std::string> fixed_reads, free_reads;
-  for (auto& node : g.nodes)
+  std::function<void(const Node&)> note_reads = [&](const Node& node) {
     for (size_t i = 0; i < node.inputs.size(); ++i)
       if (g.is_constant(node.inputs[i]) && g.constants.at(node.inputs[i]).dtype() == DType::Float32)
         (is_fixed_input(node, i) ? fixed_reads : free_reads).insert(node.inputs[i]);
+    for (auto& part : node.replaced) note_reads(part);
+  };
+  for (auto& node : g.nodes) note_reads(node);
   for (auto& name : free_reads) {
     Tensor converted = converted_constant(store, name, g.constants.at(name), storage);
     if (!fixed_reads.count(name) && !g.is_graph_output(name)) {
@@ -86,10 +91,13 @@ size_t lower_precision(Graph& g, Precision precision, ConstantStore& store,
     for (auto& node : g.nodes) rename_free_reads(node, name, lowered);
   }
 
-  // Casts to float32 inside the graph produce the storage type instead.
-  for (auto& node : g.nodes)
+  // Casts to float32 inside the graph produce the storage type instead (in fused nodes' parts too).
+  std::function<void(Node&)> retarget_casts = [&](Node& node) {
     if (node.op_type == "Cast" && node.domain.empty() && node.attrs.get_int("to", 0) == int64_t(DType::Float32))
       node.attrs.set_int("to", static_cast<int64_t>(storage));
+    for (auto& part : node.replaced) retarget_casts(part);
+  };
+  for (auto& node : g.nodes) retarget_casts(node);
 
   // The graph's float32 inputs enter through a Cast ...
   std::vector<Node> head;

@@ -10,9 +10,6 @@
 
 namespace ie {
 
-/// The type arithmetic runs in for element type T (float for half and bfloat16, else T).
-template <class T>
-using ComputeOf = std::conditional_t<is_half_like_v<T>, float, T>;
 
 /// Reads any float tensor as C values: returns its own pointer when it already holds C, else converts into `store`.
 template <class C>

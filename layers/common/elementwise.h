@@ -14,17 +14,9 @@ namespace ie {
 /// Elements per parallel chunk of a memory-bound elementwise loop.
 constexpr int64_t kElementwiseGrain = 1 << 15;
 
-/// Arithmetic on float16 happens in float and is rounded back on store.
+/// Arithmetic on float16 and bfloat16 happens in float and is rounded back on store.
 template <class T>
-struct ComputeType {
-  using type = T;
-};
-template <>
-struct ComputeType<half> {
-  using type = float;
-};
-template <class T>
-using compute_t = typename ComputeType<T>::type;
+using compute_t = ComputeOf<T>;
 
 /// Element types an op accepts, following the ONNX schema's type constraints.
 enum class TypeClass {

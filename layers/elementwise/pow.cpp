@@ -71,6 +71,8 @@ std::unique_ptr<Kernel> make_pow_cpu(const KernelInit& init) {
       return make_pow_for_base<double>(init, plan, scalar_exp);
     case DType::Float16:
       return make_pow_for_base<half>(init, plan, scalar_exp);
+    case DType::BFloat16:
+      return make_pow_for_base<bfloat16>(init, plan, scalar_exp);
     case DType::Int32:
       return make_pow_for_base<int32_t>(init, plan, scalar_exp);
     case DType::Int64:

@@ -321,3 +321,35 @@ TEST_CASE("precision: weights convert and kernels prepare once per engine, not o
 }
 
 }  // namespace ie
+
+namespace ie {
+
+// Every CPU kernel the two models use, in bfloat16 (computed in float, stored in bfloat16), through the toy
+// backend's cpu set: the bf16 gate of the precision modes, relative L2 <= 1e-2 against the CPU's fp32.
+TEST_CASE("precision: both models in bf16 on the CPU kernels meet the bf16 gate") {
+  for (auto [file, shape] : {std::pair{"convnet.onnx", Shape{5, 1, 86, 86}}, std::pair{"ssa.onnx", Shape{9, 320}},
+                             std::pair{"ssa_dynamo.onnx", Shape{9, 320}}}) {
+    CAPTURE(file);
+    const std::string path = std::string(IE_SOURCE_DIR) + "/weights/" + file;
+    Tensor x = random_matrix(shape[0], numel_range(shape, 1, shape.size()), 8).reshaped(shape);
+    for (int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = 0.5f * (x.data_as<float>()[i] + 1.f);
+    Options cpu;
+    cpu.backend = kernel_set::kCpu;
+    auto want = Engine::load(path, cpu).create_session().run_ordered({{"x", x}});
+    auto got = Engine::load(path, toy_options(Precision::bf16)).create_session().run_ordered({{"x", x}});
+    REQUIRE(got.size() == want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      REQUIRE(got[k].dtype() == DType::Float32);
+      double num = 0, den = 0;
+      for (int64_t i = 0; i < got[k].numel(); ++i) {
+        const double d = got[k].data_as<float>()[i] - want[k].data_as<float>()[i];
+        num += d * d;
+        den += static_cast<double>(want[k].data_as<float>()[i]) * want[k].data_as<float>()[i];
+      }
+      CAPTURE(k);
+      CHECK(std::sqrt(num / den) <= 1e-2);
+    }
+  }
+}
+
+}  // namespace ie
