@@ -98,7 +98,10 @@ class Lowering {
     init.backend = m_plan.backend.get();
     init.store = m_plan.store.get();
     KernelChoice choice = choose_kernel(init, m_plan.kernel_sets);
-    if (!choice.kernel && !node.replaced.empty()) return unfuse(node, choice.declined);
+    // Declined in the storage type: in float32 between Casts when a set runs the node so (a fused node keeps
+    // its fusion), else as the nodes a fused node replaced, else in float32 anyway to get every set's reason.
+    if (!choice.kernel && !node.replaced.empty() && !runs_in_float32(init))
+      return unfuse(node, choice.declined);
     if (!choice.kernel && run_in_float32(node, choice.declined)) return;
     if (!choice.kernel) {
       std::string reasons;
@@ -113,6 +116,28 @@ class Lowering {
     for (auto& out : node.outputs) step.outputs.push_back(out.empty() ? -1 : add_slot(m_plan, out, m_infos.at(out)));
     step.workspace_bytes = step.kernel->workspace_bytes();
     m_plan.steps.push_back(std::move(step));
+  }
+
+  // Whether a kernel set would run the node with its storage-typed tensors in float32 (a probe: the kernel made
+  // here is dropped; run_in_float32 makes the real one). False outside the fp16/bf16 modes.
+  bool runs_in_float32(const KernelInit& init) {
+    const DType storage = storage_dtype(m_options.precision);
+    if (storage == DType::Float32) return false;
+    KernelInit wide = init;
+    std::vector<Tensor> widened(init.inputs.size());
+    bool any = false;
+    for (size_t i = 0; i < wide.inputs.size(); ++i) {
+      if (wide.inputs[i].dtype != storage) continue;
+      any = true;
+      wide.inputs[i].dtype = DType::Float32;
+      if (wide.constants[i]) {
+        widened[i] = converted_constant(*m_plan.store, init.node.inputs[i], *wide.constants[i], DType::Float32);
+        wide.constants[i] = &widened[i];
+      }
+    }
+    for (auto& out : wide.outputs)
+      if (out.dtype == storage) any = true, out.dtype = DType::Float32;
+    return any && choose_kernel(wide, m_plan.kernel_sets).kernel != nullptr;
   }
 
   // In the fp16/bf16 modes, a node that no kernel set runs in the storage type runs in float32 between Casts:

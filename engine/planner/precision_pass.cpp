@@ -33,6 +33,13 @@ void rename_reads(Node& node, const std::string& from, const std::string& to) {
   for (auto& part : node.replaced) rename_reads(part, from, to);
 }
 
+// Renames a node's output, and the same output of the part of a fused node that writes it.
+void rename_writes(Node& node, const std::string& from, const std::string& to) {
+  for (auto& out : node.outputs)
+    if (out == from) out = to;
+  for (auto& part : node.replaced) rename_writes(part, from, to);
+}
+
 // Renames the reads of `from` except at the op's fixed-type inputs, in fused nodes' parts too.
 void rename_free_reads(Node& node, const std::string& from, const std::string& to) {
   for (size_t i = 0; i < node.inputs.size(); ++i)
@@ -120,8 +127,7 @@ size_t lower_precision(Graph& g, Precision precision, ConstantStore& store,
     int producer = g.producer_of(decl.name);
     if (producer < 0) continue;
     std::string lowered = g.unique_name(decl.name + suffix);
-    for (auto& out : g.nodes[producer].outputs)
-      if (out == decl.name) out = lowered;
+    rename_writes(g.nodes[producer], decl.name, lowered);
     rename_reads(g, decl.name, lowered);
     g.nodes.push_back(make_cast(lowered, decl.name, DType::Float32));
     ++casts;

@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <set>
 
 #include "engine/api/session_impl.h"  // Engine::Impl: the engine-wide constant store
 #include "engine/backend/backend.h"
 #include "engine/core/dtype_dispatch.h"
 #include "engine/core/float_convert.h"
+#include "engine/loader/onnx_loader.h"
 #include "graph_builder.h"
 
 namespace ie {
@@ -28,7 +31,12 @@ class ToyBackend : public Backend {
   explicit ToyBackend(std::shared_ptr<Backend> cpu, std::string name = "toy")
       : m_cpu(std::move(cpu)), m_name(std::move(name)) {}
   std::string name() const override { return m_name; }
-  void* allocate(size_t bytes) override { return m_cpu->allocate(bytes); }
+  // Arena bytes start as NaN patterns, so a read of memory no step wrote shows in the results.
+  void* allocate(size_t bytes) override {
+    void* p = m_cpu->allocate(bytes);
+    std::memset(p, 0xFF, bytes);
+    return p;
+  }
   void deallocate(void* p) override { m_cpu->deallocate(p); }
   const void* constant_data(const Tensor& t) override { return m_cpu->constant_data(t); }
   void copy_in(void* dst, const void* src, size_t bytes) override { m_cpu->copy_in(dst, src, bytes); }
@@ -348,6 +356,102 @@ TEST_CASE("precision: both models in bf16 on the CPU kernels meet the bf16 gate"
       }
       CAPTURE(k);
       CHECK(std::sqrt(num / den) <= 1e-2);
+    }
+  }
+}
+
+}  // namespace ie
+
+namespace ie {
+namespace {
+
+constexpr const char* kWideSet = "toy-wide-f32";
+constexpr const char* kWideUnfusedSet = "toy-wide-f32-unfused";  // the same, declining every fused (ie.*) op
+
+// Data movement, which the CUDA reference set runs in any type; every other op is float32-only in kWideSet.
+bool moves_data(const std::string& op) {
+  static const std::set<std::string> kMovers = {"Cast",    "Reshape", "Slice",   "Concat",  "Transpose", "Gather",
+                                                "Expand",  "Unsqueeze", "Squeeze", "Flatten", "Identity", "Split"};
+  return kMovers.count(op) != 0;
+}
+
+bool is_16_bit_float(const TensorInfo& t) { return t.dtype == DType::BFloat16 || t.dtype == DType::Float16; }
+
+}  // namespace
+
+// Backend "toy-wide": one set, kWideSet, holding every CPU kernel but declining 16-bit floats outside data
+// movement, like a set of float32-only library kernels. In fp16 and bf16 every compute node then runs in float32
+// between casts, fused nodes included, and graph outputs leave through casts. "toy-wide-unfused" also declines
+// every fused op at plan time, so fused nodes lower as the nodes they replaced (graph outputs among them).
+IE_REGISTER_OPS(toy_wide_kernel_set) {
+  for (auto [name, set] : {std::pair{"toy-wide", kWideSet}, std::pair{"toy-wide-unfused", kWideUnfusedSet}})
+    register_backend(name, BackendTraits{{set}, {Precision::fp32, Precision::fp16, Precision::bf16}},
+                     [name = std::string(name)](const Options&, std::shared_ptr<void>*) {
+                       return std::make_shared<ToyBackend>(make_backend(kernel_set::kCpu, Options{}), name);
+                     },
+                     nullptr);
+}
+
+TEST_CASE("precision: float32-only kernels run both models in fp16 and bf16 between casts, within the gates") {
+  // Registered here, after every op of the library: one wrapper per CPU kernel.
+  static const bool registered = [] {
+    for (const std::string& full : OpRegistry::get().op_names()) {
+      const size_t dot = full.find('.');
+      const std::string domain = dot == std::string::npos ? "" : full.substr(0, dot);
+      const std::string op = dot == std::string::npos ? full : full.substr(dot + 1);
+      const KernelFactory* cpu = OpRegistry::get().kernel(domain, op, kernel_set::kCpu);
+      if (!cpu || OpRegistry::get().kernel(domain, op, kWideSet)) continue;
+      KernelFactory make = *cpu;
+      const bool mover = moves_data(op), fused = domain == "ie";
+      auto wrap = [make, mover](bool decline_fused) {
+        return [make, mover, decline_fused](const KernelInit& init) -> std::unique_ptr<Kernel> {
+          if (decline_fused) return init.decline("no fused kernels");
+          if (!mover)
+            for (const auto* list : {&init.inputs, &init.outputs})
+              for (const TensorInfo& t : *list)
+                if (is_16_bit_float(t)) return init.decline("float32 only");
+          return make(init);
+        };
+      };
+      OpRegistry::get().add_kernel(domain, op, kWideSet, wrap(false));
+      OpRegistry::get().add_kernel(domain, op, kWideUnfusedSet, wrap(fused));
+    }
+    return true;
+  }();
+  REQUIRE(registered);
+  for (auto [file, shape] : {std::pair{"convnet.onnx", Shape{3, 1, 86, 86}}, std::pair{"ssa.onnx", Shape{7, 320}},
+                             std::pair{"ssa_dynamo.onnx", Shape{7, 320}}}) {
+    const std::string path = std::string(IE_SOURCE_DIR) + "/weights/" + file;
+    Tensor x = random_matrix(shape[0], numel_range(shape, 1, shape.size()), 9).reshaped(shape);
+    for (int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = 0.5f * (x.data_as<float>()[i] + 1.f);
+    Options cpu;
+    cpu.backend = kernel_set::kCpu;
+    auto want = Engine::load(path, cpu).create_session().run_ordered({{"x", x}});
+    for (auto [backend, p] : {std::pair{"toy-wide", Precision::fp16}, std::pair{"toy-wide", Precision::bf16},
+                              std::pair{"toy-wide-unfused", Precision::fp16},
+                              std::pair{"toy-wide-unfused", Precision::bf16}}) {
+      CAPTURE(file);
+      CAPTURE(backend);
+      CAPTURE(precision_name(p));
+      Options wide;
+      wide.backend = backend;
+      wide.precision = p;
+      Engine engine = Engine::from_graph(load_onnx(path), wide);
+      auto got = engine.create_session().run_ordered({{"x", x}});
+      REQUIRE(got.size() == want.size());
+      for (size_t k = 0; k < got.size(); ++k) {
+        double num = 0, den = 0;
+        for (int64_t i = 0; i < got[k].numel(); ++i) {
+          const double d = got[k].data_as<float>()[i] - want[k].data_as<float>()[i];
+          num += d * d;
+          den += static_cast<double>(want[k].data_as<float>()[i]) * want[k].data_as<float>()[i];
+        }
+        CAPTURE(k);
+        CHECK(std::sqrt(num / den) <= 1e-2);
+      }
+      // Fused nodes stay fused and run wide where a set runs them in float32; else they fall apart.
+      const std::string text = engine.describe({{"x", shape}});
+      CHECK((text.find("  ie.Linear    ") != std::string::npos) == (std::string(backend) == "toy-wide"));
     }
   }
 }
