@@ -59,18 +59,27 @@ struct PathRun {
   TensorMap layers;
 };
 
+// --precision applies to the paths whose backend implements it; the reference path --a runs in fp32 when its
+// backend does not (the usual A/B: the CPU's fp32 against a GPU's bf16). Labels say which mode each path ran.
+ie::Precision precision_for(const Args& a, const std::string& backend) {
+  const ie::Precision p = ie::precision_from_name(a.precision);
+  if (backend != a.a) return p;
+  const auto& modes = ie::backend_traits(ie::resolve_backend_name(backend)).precisions;
+  return std::find(modes.begin(), modes.end(), p) != modes.end() ? p : ie::Precision::fp32;
+}
+
 ie::Options options_for(const Args& a, const std::string& backend) {
   ie::Options o;
   o.backend = backend;
-  o.precision = ie::precision_from_name(a.precision);
+  o.precision = precision_for(a, backend);
   o.threads = a.threads;
   o.fuse = !a.no_fuse;
   return o;
 }
 
-PathRun run_engine(const Args& a, ie::Engine& engine, const TensorMap& inputs) {
+PathRun run_engine(const Args& a, ie::Engine& engine, const TensorMap& inputs, ie::Precision precision) {
   PathRun r;
-  r.label = engine.backend();
+  r.label = engine.backend() + " " + ie::precision_name(precision);
   ie::Session session = engine.create_session();
   r.outputs = session.run_ordered(inputs);
   std::vector<double> ms;
@@ -253,9 +262,9 @@ int run(Args& a) {
 
   auto run_path = [&](const std::string& path, bool first) -> PathRun {
     if (!is_backend(path)) return read_golden(path, engine_a.outputs());
-    if (first) return run_engine(a, engine_a, inputs);
+    if (first) return run_engine(a, engine_a, inputs, precision_for(a, path));
     ie::Engine e = a.source.load(options_for(a, path));
-    return run_engine(a, e, inputs);
+    return run_engine(a, e, inputs, precision_for(a, path));
   };
   PathRun pa = run_path(a.a, a_engine);
   PathRun pb = run_path(a.b, !a_engine);
