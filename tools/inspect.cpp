@@ -3,13 +3,14 @@
 //
 //   inspect weights/ssa.onnx --batch 64
 //   inspect model.onnx --shape x=1x3x224x224 --no-fuse
+//   inspect weights/ssa.onnx --backend cuda --precision bf16     # which kernel set serves each step, and why
 #include <iostream>
 
 #include "tools/common/cli.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Show the fused execution plan of an ONNX model"};
-  std::string model, backend = "cpu";
+  std::string model, backend = "cpu", precision = "fp32";
   int64_t batch = 1;
   std::vector<std::string> shapes;
   bool no_fuse = false;
@@ -18,12 +19,15 @@ int main(int argc, char** argv) {
   app.add_option("--batch,-b", batch, "batch size bound to the symbolic first dimension")->check(CLI::PositiveNumber);
   app.add_option("--shape", shapes, "explicit input shape NAME=2x3x4 (repeatable)");
   app.add_option("--backend", backend, "backend whose kernels to plan for: cpu, cuda, cuda-reference");
+  app.add_option("--precision", precision, "fp32 | tf32 | fp16 | bf16 (modes the backend implements)")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
   app.add_flag("--no-fuse", no_fuse, "plan without fusion rules");
   app.add_option("--disable-fusion", disable, "rule to switch off (repeatable)");
   IE_CLI_PARSE(app, argc, argv);
   return ie::cli::guarded_main("inspect", [&] {
     ie::Options opts;
     opts.backend = backend;
+    opts.precision = ie::precision_from_name(precision);
     opts.batch = 0;
     opts.fuse = !no_fuse;
     opts.disabled_fusions = disable;

@@ -52,7 +52,7 @@ std::string describe_plan(const Plan& plan) {
     std::string pool = st.node.attrs.has("pool") ? st.node.attrs.get_string("pool", "") : "";
     if (!act.empty()) op += "+" + act;
     if (!pool.empty()) op += "+" + pool;
-    os << "  " << std::setw(3) << i << "  " << std::left << std::setw(22) << op << " " << std::setw(14)
+    os << "  " << std::setw(3) << i << "  " << std::left << std::setw(26) << op << " " << std::setw(14)
        << st.kernel_set << std::right;
     if (st.outputs.size() && st.outputs[0] >= 0) {
       const Slot& out = plan.slots[st.outputs[0]];
