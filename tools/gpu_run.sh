@@ -74,28 +74,43 @@ fi
 
 if want bench && [[ -x $build/bin/bench ]]; then
   stage "bench"
+  # cuda (the fused path) against cuda-reference where both implement the mode; fp16/bf16 on cuda alone.
+  batches_convnet=${BENCH_BATCHES_CONVNET:-1,1000,10000,50000}
+  batches_ssa=${BENCH_BATCHES_SSA:-1,512,65536}
   for m in convnet ssa; do
-    "$build/bin/bench" --config configs/$m.yaml --paths cuda-reference --json "$out/bench_$m.json" \
-      --csv "$out/logs/bench_$m.csv" --plot "$out/logs/bench_$m.svg" > "$out/logs/bench_$m.log" 2>&1
-    say "bench $m exit $?"; tail -12 "$out/logs/bench_$m.log" | tee -a "$summary"
+    batches=batches_$m
+    for p in fp32 tf32 fp16 bf16; do
+      paths=cuda-reference,cuda
+      [[ $p == fp16 || $p == bf16 ]] && paths=cuda
+      "$build/bin/bench" --config configs/$m.yaml --paths $paths --precision $p --batches "${!batches}" \
+        --duration-ms "${BENCH_MS:-500}" --json "$out/bench_${m}_$p.json" --csv "$out/logs/bench_${m}_$p.csv" \
+        > "$out/logs/bench_${m}_$p.log" 2>&1
+      say "bench $m $p exit $?"; grep -E "^== bench|^ +[0-9]+ \|" "$out/logs/bench_${m}_$p.log" | tee -a "$summary"
+    done
   done
-  stage "per-op profiles on the reference path"
-  "$build/bin/bench" --config configs/convnet.yaml --paths cuda-reference --batches 10000 --profile \
-    --json "$out/logs/profile_convnet_10000.json" > "$out/logs/profile_convnet_10000.txt" 2>&1
-  "$build/bin/bench" --config configs/ssa.yaml --paths cuda-reference --batches 512 --profile \
-    --json "$out/logs/profile_ssa_512.json" > "$out/logs/profile_ssa_512.txt" 2>&1
+  stage "per-op profiles"
+  for spec in "convnet 10000 cuda-reference fp32" "convnet 10000 cuda fp32" "convnet 10000 cuda bf16" \
+              "ssa 512 cuda-reference fp32" "ssa 512 cuda bf16"; do
+    set -- $spec
+    "$build/bin/bench" --config configs/$1.yaml --paths $3 --precision $4 --batches $2 --profile \
+      --json "$out/logs/profile_$1_$2_$3_$4.json" > "$out/logs/profile_$1_$2_$3_$4.txt" 2>&1
+    say "profile $spec exit $?"
+  done
 fi
 
 if want torch; then
 stage "PyTorch on the same GPU"
-"$torch_python" tools/torch_bench.py --out-dir "$out" > "$out/logs/torch_bench.log" 2>&1
+"$torch_python" tools/torch_bench.py --out-dir "$out" --batches-convnet "${BENCH_BATCHES_CONVNET:-1,16,128,1000,10000,50000}" \
+  --batches-ssa "${BENCH_BATCHES_SSA:-1,32,512,4096,65536}" > "$out/logs/torch_bench.log" 2>&1
 say "torch_bench exit $?"; grep -E "samples/s" "$out/logs/torch_bench.log" | tee -a "$summary"
 fi
 
 # Plots are drawn where gnuplot is (here or later, elsewhere): bench --replot bench_M.json torch_M.json --plot M.svg
 for m in convnet ssa; do
-  [[ -f $out/bench_$m.json ]] && "$build/bin/bench" --replot "$out/bench_$m.json" "$out/torch_$m.json" \
-    --plot "$out/logs/bench_$m.svg" 2>> "$out/logs/plot.log"
+  for p in fp32 bf16; do
+    [[ -f $out/bench_${m}_$p.json ]] && "$build/bin/bench" --replot "$out/bench_${m}_$p.json" "$out/torch_$m.json" \
+      --plot "$out/logs/bench_${m}_$p.svg" 2>> "$out/logs/plot.log"
+  done
 done
 tar -czf "$out/results.tar.gz" -C "$out" logs $(cd "$out" && ls -d bench_*.json torch_*.json labs 2>/dev/null)
 stage "done"

@@ -1,0 +1,135 @@
+// The fused set's ie.FusedConv (conv + bias + ReLU + max pool on Tensor Cores, FFMA in strict fp32) against the
+// CPU backend on odd shapes in every precision mode, pinned to the "cuda" kernel set so that a decline fails the
+// test rather than passing on the reference kernels; and the declines themselves, with their reasons.
+#include <cmath>
+
+#include "cuda_compare.h"
+#include "engine/backend/backend.h"
+#include "engine/planner/plan.h"
+#include "engine/registry/node_runner.h"
+
+namespace ie::test {
+namespace {
+
+// Per mode, against the CPU's fp32 (outputs are O(1): images in [0, 1), weights scaled by 1/sqrt(fan_in)):
+// fp32 is FFMA in another summation order; tf32 rounds both operands to 10 mantissa bits; fp16 and bf16 store
+// the input and the output in 16 bits and multiply 16-bit operands (bf16: 8 significant bits).
+Tolerance tolerance_of(Precision p) {
+  switch (p) {
+    case Precision::fp32: return {1e-5, 1e-4};
+    case Precision::tf32: return {1e-2, 1e-2};
+    case Precision::fp16: return {1e-2, 1e-2};
+    default: return {2e-2, 2e-2};
+  }
+}
+
+struct FusedCase {
+  Shape x;           // N, C, H, W
+  int64_t k, r, pad;
+  int64_t pool, stride;  // pool 0: none
+};
+
+Node fused_conv_node(const FusedCase& c) {
+  Attributes a;
+  a.set_ints("pads", {c.pad, c.pad, c.pad, c.pad});
+  a.set_string("activation", "Relu");
+  a.set_string("pool", c.pool ? "MaxPool" : "");
+  if (c.pool) {
+    a.set_ints("pool_kernel_shape", {c.pool, c.pool});
+    a.set_ints("pool_strides", {c.stride, c.stride});
+  }
+  return make_node("FusedConv", {"x", "w", "b"}, {"y"}, a, "ie");
+}
+
+std::vector<Tensor> inputs_of(const FusedCase& c, const std::string& what) {
+  const float r = 1.f / std::sqrt(static_cast<float>(c.x[1] * c.r * c.r));
+  return {random_uniform(c.x, seed_of(what, 1), 0.f, 1.f), random_uniform({c.k, c.x[1], c.r, c.r}, seed_of(what, 2), -r, r),
+          random_uniform({c.k}, seed_of(what, 3), -0.3f, 0.3f)};
+}
+
+// The node alone as a graph: x an input, the weight and bias constants.
+Graph graph_of(const FusedCase& c, const std::vector<Tensor>& in, const std::string& name) {
+  Graph g;
+  g.opset = 17;
+  g.source = "fused conv test graph";
+  Node n = fused_conv_node(c);
+  n.name = name;
+  g.nodes = {n};
+  g.constants = {{"w", in[1]}, {"b", in[2]}};
+  g.inputs = {TensorDecl{"x", DType::Float32, c.x, std::vector<std::string>(4, "")}};
+  TensorDecl y;
+  y.name = "y";
+  y.has_shape = false;
+  g.outputs = {y};
+  return g;
+}
+
+// The kernel set that serves the FusedConv step of the node's plan on the cuda backend in mode `p`.
+std::string served_by(const Graph& g, const Shape& x, Precision p) {
+  PlanOptions options;
+  options.precision = p;
+  auto plan = build_plan(g, {{"x", x}}, make_backend(kernel_set::kCuda, Options{}), options);
+  for (auto& step : plan->steps)
+    if (step.node.op_type == "FusedConv") return step.kernel_set;
+  return "(no FusedConv step)";
+}
+
+std::string describe(const FusedCase& c) {
+  return "FusedConv X=" + shape_to_string(c.x) + " K=" + std::to_string(c.k) + " r=" + std::to_string(c.r) +
+         " pad=" + std::to_string(c.pad) + " pool=" + std::to_string(c.pool) + "/" + std::to_string(c.stride);
+}
+
+}  // namespace
+
+TEST_CASE("cuda FusedConv (fused set) matches the CPU in every precision on odd shapes") {
+  IE_REQUIRE_GPU();
+  const std::vector<FusedCase> cases = {
+      {{1, 1, 86, 86}, 4, 7, 0, 2, 2},      // the conv net's conv1, batch 1
+      {{7, 4, 40, 40}, 16, 7, 0, 4, 4},     // conv2 (34x34 -> 8x8 keeps 32 rows), batch 7
+      {{1000, 1, 86, 86}, 4, 7, 0, 2, 2},   // conv1, batch 1000
+      {{3, 3, 33, 29}, 20, 5, 2, 3, 2},     // odd sizes, overlapping pool, 20 channels
+      {{2, 16, 17, 19}, 64, 3, 1, 0, 0},    // no pool, the widest channels
+      {{5, 4, 31, 29}, 16, 7, 3, 2, 2},     // padding 3
+  };
+  for (Precision p : all_precisions())
+    for (const FusedCase& c : cases) {
+      const std::string what = describe(c);
+      const std::vector<Tensor> in = inputs_of(c, what);
+      const Graph g = graph_of(c, in, "fused");
+      INFO(what, " in ", precision_name(p));
+      CHECK(served_by(g, c.x, p) == kernel_set::kCuda);
+      check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", in[0]}}),
+                          run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}}), tolerance_of(p));
+    }
+}
+
+TEST_CASE("cuda FusedConv (fused set) at batch 10001 in bf16 and strict fp32") {
+  IE_REQUIRE_GPU();
+  const FusedCase c{{10001, 4, 40, 40}, 16, 7, 0, 4, 4};
+  const std::string what = describe(c);
+  const std::vector<Tensor> in = inputs_of(c, what);
+  const Graph g = graph_of(c, in, "fused");
+  const std::vector<Tensor> want = run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}});
+  for (Precision p : {Precision::bf16, Precision::fp32}) {
+    INFO(what, " in ", precision_name(p));
+    CHECK(served_by(g, c.x, p) == kernel_set::kCuda);
+    check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", in[0]}}), want, tolerance_of(p));
+  }
+}
+
+TEST_CASE("cuda FusedConv declines what it does not run, with the reason, and the node still runs") {
+  IE_REQUIRE_GPU();
+  // 17 input channels: beyond the kernel's range; the reference set takes the unpooled node.
+  FusedCase wide{{2, 17, 12, 12}, 8, 3, 1, 0, 0};
+  std::vector<Tensor> in = inputs_of(wide, "decline");
+  Graph g = graph_of(wide, in, "conv17");
+  auto plan = build_plan(g, {{"x", wide.x}}, make_backend(kernel_set::kCuda, Options{}), PlanOptions{});
+  REQUIRE(plan->steps.size() == 1);
+  CHECK(plan->steps[0].kernel_set == kernel_set::kCudaReference);
+  REQUIRE(!plan->steps[0].declined.empty());
+  CHECK(plan->steps[0].declined[0] == "cuda: input channels must be 1..16");
+  check_outputs_match(run_graph_on(Path{kernel_set::kCuda}, g, {{"x", in[0]}}),
+                      run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}}), Tolerance{1e-5, 1e-4});
+}
+
+}  // namespace ie::test
