@@ -36,7 +36,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 // Unrolling hint that host compilers (the engine's .cpp files use the planning and packing below) do not warn on.
@@ -668,28 +671,72 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, 1)
 
 // ---- launchers: no allocation, no synchronization, everything on `stream` -----------------------------------
 
+// Device facts a launch needs, read once per device and kernel configuration: attribute queries and the
+// shared-memory opt-in cost microseconds, as much as a whole batch-1 convolution.
+struct DeviceLimits {
+  int sms = 0, smem_optin = 0;
+};
+inline cudaError_t device_limits(DeviceLimits* out) {
+  static std::mutex mutex;
+  static std::map<int, DeviceLimits> known;
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return err;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(dev);
+  if (it == known.end()) {
+    DeviceLimits d;
+    err = cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (err != cudaSuccess) return err;
+    it = known.emplace(dev, d).first;
+  }
+  *out = it->second;
+  return cudaSuccess;
+}
+
+// Resident CTAs per SM of a kernel at a block size and shared-memory size, after opting in to that shared memory;
+// kept per (device, kernel, threads, bytes).
+template <class Kernel>
+cudaError_t resident_blocks(Kernel kernel, int threads, int smem_bytes, int* per_sm) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, const void*, int, int>, int> known;
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return err;
+  const auto key = std::make_tuple(dev, reinterpret_cast<const void*>(kernel), threads, smem_bytes);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(key);
+  if (it == known.end()) {
+    if (smem_bytes > 48 * 1024) err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+    int blocks = 0;
+    if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem_bytes);
+    if (err != cudaSuccess) return err;
+    it = known.emplace(key, blocks).first;
+  }
+  *per_sm = it->second;
+  return cudaSuccess;
+}
+
 // Grid: one CTA per tile up to the resident limit; the kernels loop over the remaining tiles.
 template <class Kernel, class... Args>
 cudaError_t launch_persistent(Kernel kernel, const TilePlan& p, int threads, cudaStream_t stream, Args... args) {
-  int dev = 0, sms = 0, per_sm = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (err == cudaSuccess && p.smem_bytes > 48 * 1024)
-    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, p.smem_bytes);
-  if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, p.smem_bytes);
+  DeviceLimits d;
+  int per_sm = 0;
+  cudaError_t err = device_limits(&d);
+  if (err == cudaSuccess) err = resident_blocks(kernel, threads, p.smem_bytes, &per_sm);
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  kernel<<<std::min(p.tiles, sms * per_sm), threads, p.smem_bytes, stream>>>(p, args...);
+  kernel<<<std::min(p.tiles, d.sms * per_sm), threads, p.smem_bytes, stream>>>(p, args...);
   return cudaGetLastError();
 }
 
 inline cudaError_t plan_for_device(const ConvPoolShape& s, Variant v, int target_pixels, TilePlan* p) {
-  int dev = 0, limit = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-  if (err != cudaSuccess) return err;
+  DeviceLimits d;
+  if (cudaError_t err = device_limits(&d)) return err;
   std::string why;
-  if (!supported(s, &why, limit) || !make_plan(s, v, target_pixels, limit, p, &why)) return cudaErrorInvalidValue;
+  if (!supported(s, &why, d.smem_optin) || !make_plan(s, v, target_pixels, d.smem_optin, p, &why))
+    return cudaErrorInvalidValue;
   return cudaSuccess;
 }
 
