@@ -38,6 +38,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -695,20 +696,26 @@ inline cudaError_t device_limits(DeviceLimits* out) {
   return cudaSuccess;
 }
 
-// Resident CTAs per SM of a kernel at a block size and shared-memory size, after opting in to that shared memory;
-// kept per (device, kernel, threads, bytes).
+// Resident CTAs per SM of a kernel at a block size and shared-memory size; kept per (device, kernel, threads,
+// bytes). A kernel that needs more than the default 48 KiB opts in once, to the device's whole opt-in limit: the
+// attribute is a maximum, so setting it per size would shrink it under a size launched before.
 template <class Kernel>
-cudaError_t resident_blocks(Kernel kernel, int threads, int smem_bytes, int* per_sm) {
+cudaError_t resident_blocks(Kernel kernel, int threads, int smem_bytes, int smem_optin, int* per_sm) {
   static std::mutex mutex;
   static std::map<std::tuple<int, const void*, int, int>, int> known;
+  static std::set<std::pair<int, const void*>> opted_in;
   int dev = 0;
   cudaError_t err = cudaGetDevice(&dev);
   if (err != cudaSuccess) return err;
-  const auto key = std::make_tuple(dev, reinterpret_cast<const void*>(kernel), threads, smem_bytes);
+  const void* fn = reinterpret_cast<const void*>(kernel);
+  const auto key = std::make_tuple(dev, fn, threads, smem_bytes);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = known.find(key);
   if (it == known.end()) {
-    if (smem_bytes > 48 * 1024) err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+    if (smem_bytes > 48 * 1024 && !opted_in.count({dev, fn})) {
+      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_optin);
+      if (err == cudaSuccess) opted_in.insert({dev, fn});
+    }
     int blocks = 0;
     if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem_bytes);
     if (err != cudaSuccess) return err;
@@ -724,7 +731,7 @@ cudaError_t launch_persistent(Kernel kernel, const TilePlan& p, int threads, cud
   DeviceLimits d;
   int per_sm = 0;
   cudaError_t err = device_limits(&d);
-  if (err == cudaSuccess) err = resident_blocks(kernel, threads, p.smem_bytes, &per_sm);
+  if (err == cudaSuccess) err = resident_blocks(kernel, threads, p.smem_bytes, d.smem_optin, &per_sm);
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   kernel<<<std::min(p.tiles, d.sms * per_sm), threads, p.smem_bytes, stream>>>(p, args...);
