@@ -148,4 +148,16 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
+double rel_l2(const Tensor& got, const Tensor& want) {
+  if (got.shape() != want.shape() || got.dtype() != DType::Float32 || want.dtype() != DType::Float32)
+    return std::numeric_limits<double>::infinity();
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const double g = got.data_as<float>()[i], w = want.data_as<float>()[i];
+    num += (g - w) * (g - w);
+    den += w * w;
+  }
+  return std::sqrt(num / den);
+}
+
 }  // namespace ie::test

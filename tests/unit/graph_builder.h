@@ -50,5 +50,7 @@ std::vector<std::string> step_ops(const Plan& plan);
 
 /// Largest |a - b| over all elements of two float tensors of the same shape (infinity on a shape mismatch).
 double max_abs_diff(const Tensor& a, const Tensor& b);
+/// ||got - want|| / ||want|| of two float32 tensors of the same shape (infinity on a shape or type mismatch).
+double rel_l2(const Tensor& got, const Tensor& want);
 
 }  // namespace ie::test
