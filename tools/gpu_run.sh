@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One call on a GPU machine: the GPU tests, the same tests under compute-sanitizer (memcheck), the ONNX node tests
+# One call on a GPU machine: the GPU tests, the same tests under compute-sanitizer (memcheck; the fused kernels'
+# tests also under racecheck and synccheck), the kernel labs, the ONNX node tests
 # on the CUDA reference path, `bench` on both models (with per-op profiles), and the same workloads in PyTorch.
 # Every figure and log lands in OUT_DIR (a summary.txt plus results.tar.gz with everything).
 #
@@ -37,6 +38,13 @@ stage "GPU tests under compute-sanitizer memcheck"
 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/bin/gpu_tests" --no-version \
   > "$out/logs/gpu_tests_memcheck.log" 2>&1; rc=$?
 say "memcheck exit $rc: $(grep -E 'ERROR SUMMARY' "$out/logs/gpu_tests_memcheck.log" | tail -1)"
+
+stage "fused kernels' GPU tests under compute-sanitizer racecheck and synccheck"
+for tool in racecheck synccheck; do
+  compute-sanitizer --tool $tool --error-exitcode 9 "$build/bin/gpu_tests" --no-version \
+    -tc='cuda FusedConv (fused set) matches*,cuda FusedConv declines*' > "$out/logs/gpu_tests_$tool.log" 2>&1; rc=$?
+  say "$tool exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/logs/gpu_tests_$tool.log" | tail -1)"
+done
 fi
 
 if want labs && [[ -x tests/kernels/run_labs.sh ]]; then
