@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "engine/backend/cuda/cuda_state.h"
+#include "engine/backend/cuda/cuda_tuning.h"
 #include "engine/profile/tuning_cache.h"
 #include "layers/common/cuda_pad.h"
 #include "layers/common/cudnn_desc.h"
@@ -41,12 +42,6 @@ struct AlgoChoice {
 
 // The tuning cache's name for this choice (engine/profile/tuning_cache.h).
 constexpr const char* kTuneKernel = "cudnn_conv_fwd";
-
-DeviceKey device_key(const cuda::CudaState& st) {
-  int driver = 0;
-  if (cudaDriverGetVersion(&driver) != cudaSuccess) cudaGetLastError();
-  return {st.props.name, driver};
-}
 
 // The math type the problem may use: fp32 must not round through TF32.
 cudnnMathType_t allowed_math(bool tf32) { return tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH; }
@@ -121,7 +116,7 @@ AlgoChoice choose_algo(const cuda::CudaState& st, const std::string& shape, cons
   const bool tf32 = st.tf32();
   const std::string precision = precision_name(st.precision);
   if (tune_mode() == TuneMode::Off) return heuristic_algo(st.cudnn, x, w, conv, y, tf32, where);
-  TuningCache& cache = tuning_cache_for(device_key(st));
+  TuningCache& cache = tuning_cache_for(cuda::tuning_device_key(st));
   if (std::optional<TuneRecord> hit = cache.lookup(kTuneKernel, shape, precision))
     if (std::optional<AlgoChoice> c = from_record(*hit, st.cudnn, x, w, conv, y, tf32)) return *c;
   AlgoChoice c = search_algo(st.cudnn, x, w, conv, y, tf32, where);

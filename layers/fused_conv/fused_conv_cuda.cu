@@ -2,9 +2,16 @@
 // layers/fused_conv/fused_conv_cuda.cuh: the unroll happens in shared memory, the product runs on Tensor Cores
 // (bf16 or fp16 operands in those modes, tf32 in tf32) or as FFMA in strict fp32, and the epilogue pools, adds
 // the bias, applies ReLU and writes the pooled NCHW tile. Weights are packed once per engine in the kernel's
-// layout (KernelInit::prepared). Shapes outside the kernel's range are declined with the reason, so the node
-// runs on the reference set (or as the nodes it replaced).
+// layout (KernelInit::prepared); the tile configuration is timed once per device and shape and kept in the
+// tuning cache (IE_TUNE=off: the heuristic's pick). Shapes outside the kernel's range are declined with the
+// reason, so the node runs on the reference set (or as the nodes it replaced).
+#include <algorithm>
+#include <mutex>
+#include <optional>
+
+#include "engine/backend/backend.h"
 #include "engine/backend/cuda/cuda_check.h"
+#include "engine/backend/cuda/cuda_tuning.h"
 #include "engine/core/float_convert.h"
 #include "engine/registry/op_def.h"
 #include "layers/fused_conv/fused_conv_cuda.cuh"
@@ -93,6 +100,76 @@ class FusedConvKernel : public Kernel {
   std::string m_label;
 };
 
+struct Candidate {
+  const char* name;
+  LaunchFn launch;
+};
+
+// Median milliseconds of `c` on the session's stream over fresh inputs in [0, 1) (never zeros: they run faster).
+double time_config(const Candidate& c, const fc::ConvPoolShape& s, fc::Variant v, DType storage, const void* packed,
+                   const float* bias, Backend& backend) {
+  const int64_t in_count = int64_t(s.n) * s.c * s.h * s.w;
+  const int64_t out_count = int64_t(s.n) * s.k * fc::pooled_h(s) * fc::pooled_w(s);
+  Tensor x(DType::Float32, {in_count});
+  uint32_t state = 12345;
+  for (int64_t i = 0; i < in_count; ++i) {
+    state = state * 1664525u + 1013904223u;
+    x.data_as<float>()[i] = static_cast<float>(state >> 8) / 16777216.f;
+  }
+  const Tensor xs = convert_floats(x, storage);
+  void* dx = backend.allocate(xs.nbytes());
+  void* dy = backend.allocate(static_cast<size_t>(out_count) * dtype_size(storage));
+  backend.copy_in(dx, xs.data(), xs.nbytes());
+  auto stream = static_cast<cudaStream_t>(backend.stream());
+  cudaEvent_t start = nullptr, stop = nullptr;
+  IE_CUDA_CHECK(cudaEventCreate(&start));
+  IE_CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<float> ms;
+  for (int run = 0; run < 3 + 9; ++run) {
+    IE_CUDA_CHECK(cudaEventRecord(start, stream));
+    IE_CUDA_CHECK(c.launch(v, s, dx, packed, bias, dy, stream));
+    IE_CUDA_CHECK(cudaEventRecord(stop, stream));
+    IE_CUDA_CHECK(cudaEventSynchronize(stop));
+    float t = 0;
+    IE_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+    if (run >= 3) ms.push_back(t);  // the first runs warm up
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  backend.deallocate(dx);
+  backend.deallocate(dy);
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
+}
+
+// The tile configuration: IE_TUNE=off takes the heuristic's first; otherwise the device's tuning cache answers, or
+// every candidate is timed once (search: always) and the winner stored.
+LaunchFn choose_config(const KernelInit& init, const fc::ConvPoolShape& s, fc::Variant v, DType storage,
+                       const std::vector<Candidate>& candidates, const void* packed, const float* bias) {
+  if (candidates.size() == 1 || tune_mode() == TuneMode::Off || !init.backend) return candidates.front().launch;
+  static std::mutex mutex;  // one timing at a time: concurrent ones on one GPU disturb each other
+  std::lock_guard<std::mutex> lock(mutex);
+  TuningCache& cache = tuning_cache_for(cuda::tuning_device_key(cuda::state_of(init.backend_state)));
+  const std::string kernel = concat("fused_conv_", static_cast<int>(v));
+  const std::string shape = concat(s.n, ",", s.c, ",", s.h, ",", s.w, "/", s.k, ",", s.r, "/", s.pad, "/",
+                                   s.pool_window, ",", s.pool_stride, "/", dtype_name(storage));
+  const std::string mode = precision_name(init.precision);
+  if (std::optional<TuneRecord> hit = cache.lookup(kernel, shape, mode))
+    for (const Candidate& c : candidates)
+      if (hit->text("config") == std::string(c.name)) return c.launch;
+  const Candidate* best = nullptr;
+  double best_ms = 0;
+  TuneRecord record;
+  for (const Candidate& c : candidates) {
+    const double ms = time_config(c, s, v, storage, packed, bias, *init.backend);
+    record.set(std::string("ms_") + c.name, ms);
+    if (!best || ms < best_ms) best = &c, best_ms = ms;
+  }
+  record.set("config", best->name).set("time_ms", best_ms);
+  cache.store(kernel, shape, mode, record);
+  return best->launch;
+}
+
 std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
   const TensorInfo& x = init.inputs[0];
   const TensorInfo& w = init.inputs[1];
@@ -127,11 +204,15 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
   // 2.39 ms in tf32 against 2.42 in FFMA; conv2, K = 196, 1.43 against 3.76): shorter ones keep fp32's accuracy.
   fc::Variant v = variant_of(init.precision);
   if (v == fc::Variant::kTf32 && shape.c * shape.r * shape.r < kMinTf32K) v = fc::Variant::kFfma;
-  // The larger tile measured faster on every shape of the kernel's lab; the smaller one fits where it does not.
+  // The tile configurations that fit this shape, in the heuristic's order: the larger tile measured faster on
+  // every shape of the kernel's lab.
+  std::vector<Candidate> candidates;
   fc::TilePlan plan;
-  const bool large = fc::make_plan(shape, v, fc::ConvTileLarge::kTargetPixels, fc::kDefaultSmemLimit, &plan, &why);
-  if (!large && !fc::make_plan(shape, v, fc::ConvTileSmall::kTargetPixels, fc::kDefaultSmemLimit, &plan, &why))
-    return init.decline(why);
+  if (fc::make_plan(shape, v, fc::ConvTileLarge::kTargetPixels, fc::kDefaultSmemLimit, &plan, &why))
+    candidates.push_back({fc::ConvTileLarge::kName, launcher_for<fc::ConvTileLarge>(storage)});
+  if (fc::make_plan(shape, v, fc::ConvTileSmall::kTargetPixels, fc::kDefaultSmemLimit, &plan, &why))
+    candidates.push_back({fc::ConvTileSmall::kName, launcher_for<fc::ConvTileSmall>(storage)});
+  if (candidates.empty()) return init.decline(why);
 
   // The prepare hook: packed once per engine (the layout depends on the variant and the shape, not the batch).
   fc::ConvPoolShape per_image = shape;
@@ -147,7 +228,7 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
   if (has_bias)
     bias = static_cast<const float*>(
         init.prepared("bias/float32", [&] { return convert_floats(*init.constants[2], DType::Float32); }));
-  LaunchFn fn = large ? launcher_for<fc::ConvTileLarge>(storage) : launcher_for<fc::ConvTileSmall>(storage);
+  const LaunchFn fn = choose_config(init, shape, v, storage, candidates, packed, bias);
   return std::make_unique<FusedConvKernel>(shape, v, fn, packed, bias, init.node.label());
 }
 

@@ -1,6 +1,9 @@
 #include "gpu_test_util.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <iostream>
 #include <random>
 
@@ -79,6 +82,23 @@ std::vector<Tensor> run_node_on(const Path& path, const Node& node, const std::v
 std::vector<Tensor> run_node_on(const std::string& backend, const Node& node, const std::vector<Tensor>& inputs,
                                 const std::vector<bool>& constant, int64_t opset, Precision precision) {
   return run_node_on(Path{backend, "", precision}, node, inputs, constant, opset);
+}
+
+ScopedEnv::ScopedEnv(const char* name, const std::string& value) : m_name(name) {
+  const char* old = std::getenv(name);
+  m_had = old != nullptr;
+  if (old) m_old = old;
+  setenv(name, value.c_str(), 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (m_had) setenv(m_name, m_old.c_str(), 1);
+  else unsetenv(m_name);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 Tensor random_uniform(std::vector<int64_t> shape, unsigned seed, float lo, float hi) {

@@ -37,6 +37,21 @@ std::vector<Tensor> run_node_on(const std::string& backend, const Node& node, co
 /// Runs a whole graph on `path` (fusion rules applied when path.fuse); outputs in the graph's order.
 std::vector<Tensor> run_graph_on(const Path& path, const Graph& graph, const std::map<std::string, Tensor>& feeds);
 
+/// Sets an environment variable for one scope, restoring its previous state afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value);
+  ~ScopedEnv();
+
+ private:
+  const char* m_name;
+  bool m_had = false;
+  std::string m_old;
+};
+
+/// The text of a file ("" when it cannot be read).
+std::string read_text(const std::string& path);
+
 /// Float tensor of the given shape with values uniform in [lo, hi), seeded.
 Tensor random_uniform(std::vector<int64_t> shape, unsigned seed, float lo = -1.f, float hi = 1.f);
 

@@ -6,6 +6,7 @@
 #include "cuda_compare.h"
 #include "engine/backend/backend.h"
 #include "engine/planner/plan.h"
+#include "engine/profile/tuning_cache.h"
 #include "engine/registry/node_runner.h"
 
 namespace ie::test {
@@ -130,6 +131,29 @@ TEST_CASE("cuda FusedConv declines what it does not run, with the reason, and th
   CHECK(plan->steps[0].declined[0] == "cuda: input channels must be 1..16");
   check_outputs_match(run_graph_on(Path{kernel_set::kCuda}, g, {{"x", in[0]}}),
                       run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}}), Tolerance{1e-5, 1e-4});
+}
+
+}  // namespace ie::test
+
+namespace ie::test {
+
+TEST_CASE("cuda FusedConv times its tile configurations once and keeps the winner in the tuning cache") {
+  IE_REQUIRE_GPU();
+  const FusedCase c{{37, 4, 40, 40}, 16, 7, 0, 4, 4};
+  const std::string what = describe(c);
+  const std::vector<Tensor> in = inputs_of(c, what);
+  const Graph g = graph_of(c, in, "tuned");
+  const std::vector<Tensor> want = run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}});
+  for (const char* mode : {"off", "search", "cached"}) {
+    INFO("IE_TUNE=", mode);
+    ScopedEnv env("IE_TUNE", mode);
+    check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", Precision::bf16}, g, {{"x", in[0]}}), want,
+                        tolerance_of(Precision::bf16));
+  }
+  const std::string text =
+      read_text(tuning_cache_path(make_backend(kernel_set::kCuda, Options{})->device_name()));
+  CHECK(text.find("fused_conv_") != std::string::npos);
+  CHECK(text.find("37,4,40,40/16,7/0/4,4/bfloat16") != std::string::npos);
 }
 
 }  // namespace ie::test

@@ -1,9 +1,6 @@
 // The seams of the fused path on the GPU: bfloat16 on the device (Cast both ways), a fused op against its
 // unfused graph on one path, a path pinned to one kernel set, and the tuning cache behind cuDNN's algorithm choice.
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "cuda_compare.h"
 #include "cuda_op_compare.h"
@@ -13,26 +10,6 @@
 
 namespace ie::test {
 namespace {
-
-// Sets an environment variable for one scope, restoring its previous state afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : m_name(name) {
-    const char* old = std::getenv(name);
-    m_had = old != nullptr;
-    if (old) m_old = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (m_had) setenv(m_name, m_old.c_str(), 1);
-    else unsetenv(m_name);
-  }
-
- private:
-  const char* m_name;
-  bool m_had = false;
-  std::string m_old;
-};
 
 Graph conv_relu_graph(const Tensor& w, const Tensor& b) {
   Graph g;
@@ -96,8 +73,7 @@ TEST_CASE("cuDNN's algorithm choice goes through the tuning cache: off, search (
       std::string path = tuning_cache_path(make_backend(kernel_set::kCudaReference, Options{})->device_name());
       INFO("tuning cache file ", path);
       REQUIRE(std::filesystem::exists(path));
-      std::ifstream in(path);
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string text = read_text(path);
       CHECK(text.find("cudnn_conv_fwd") != std::string::npos);
       CHECK(text.find("3,2,19,23/8,3,3/") != std::string::npos);
     }
