@@ -1,6 +1,7 @@
 // Public interface of the inference engine: load an ONNX model, create sessions, run them on named tensors.
 //
-//   ie::Options opts;                       // backend "auto" | "cpu" | "cuda-reference", precision, threads
+//   ie::Options opts;                       // backend "auto" | "cpu" | "cuda" | "cuda-reference", threads
+//   opts.precision = ie::Precision::bf16;    // fp32 | tf32 | fp16 | bf16, as the backend implements
 //   ie::Engine engine = ie::Engine::load("weights/convnet.onnx", opts);
 //   ie::Session session = engine.create_session();   // one per thread
 //   ie::Tensor x(ie::DType::Float32, {8, 1, 86, 86});
@@ -26,7 +27,7 @@
 namespace ie {
 
 struct Options {
-  std::string backend = "auto";    // "cpu", "cuda-reference" (cuDNN/cuBLAS), "cuda" (fused kernels, once built), "auto"
+  std::string backend = "auto";    // "cpu", "cuda" (fused kernels, then the reference ones), "cuda-reference", "auto"
   Precision precision = Precision::fp32;  // each backend implements some modes; others are refused by name
   int threads = 0;                 // CPU worker threads; 0 = all cores
   int64_t batch = 0;               // batch size to pre-plan for (0: plan on first run)
