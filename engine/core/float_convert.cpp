@@ -10,9 +10,7 @@ bool is_float_dtype(DType dtype) { return is_float(dtype); }
 
 uint16_t float_to_bfloat16_bits(float f) { return Eigen::numext::bit_cast<uint16_t>(bfloat16(f)); }
 
-float bfloat16_bits_to_float(uint16_t bits) {
-  return static_cast<float>(Eigen::numext::bit_cast<bfloat16>(bits));
-}
+float bfloat16_bits_to_float(uint16_t bits) { return static_cast<float>(Eigen::numext::bit_cast<bfloat16>(bits)); }
 
 Tensor convert_floats(const Tensor& t, DType to) {
   if (!is_float(t.dtype()) || !is_float(to))
@@ -27,9 +25,12 @@ Tensor convert_floats(const Tensor& t, DType to) {
       D* dst = out.data_as<D>();
       // Through float, except float64 to float64; Eigen's half and bfloat16 round to nearest even.
       for (int64_t i = 0; i < t.numel(); ++i) {
-        if constexpr (std::is_same_v<S, double> && std::is_same_v<D, double>) dst[i] = src[i];
-        else if constexpr (std::is_same_v<S, double>) dst[i] = static_cast<D>(static_cast<float>(src[i]));
-        else dst[i] = static_cast<D>(static_cast<float>(src[i]));
+        if constexpr (std::is_same_v<S, double> && std::is_same_v<D, double>)
+          dst[i] = src[i];
+        else if constexpr (std::is_same_v<S, double>)
+          dst[i] = static_cast<D>(static_cast<float>(src[i]));
+        else
+          dst[i] = static_cast<D>(static_cast<float>(src[i]));
       }
     });
   });

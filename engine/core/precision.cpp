@@ -7,10 +7,14 @@ namespace ie {
 
 const char* precision_name(Precision p) {
   switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::fp16: return "fp16";
-    case Precision::bf16: return "bf16";
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::fp16:
+      return "fp16";
+    case Precision::bf16:
+      return "bf16";
   }
   return "unknown";
 }
@@ -25,9 +29,12 @@ Precision precision_from_name(const std::string& name) {
 
 DType storage_dtype(Precision p) {
   switch (p) {
-    case Precision::fp16: return DType::Float16;
-    case Precision::bf16: return DType::BFloat16;
-    default: return DType::Float32;
+    case Precision::fp16:
+      return DType::Float16;
+    case Precision::bf16:
+      return DType::BFloat16;
+    default:
+      return DType::Float32;
   }
 }
 

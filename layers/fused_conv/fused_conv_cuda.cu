@@ -49,28 +49,36 @@ bool fused_conv_cuda_supports(const Node& node) {
 // The kernel variant of each precision mode and the element type it reads and writes.
 fc::Variant variant_of(Precision p) {
   switch (p) {
-    case Precision::tf32: return fc::Variant::kTf32;
-    case Precision::bf16: return fc::Variant::kMmaBf16;
-    case Precision::fp16: return fc::Variant::kMmaF16;
-    default: return fc::Variant::kFfma;
+    case Precision::tf32:
+      return fc::Variant::kTf32;
+    case Precision::bf16:
+      return fc::Variant::kMmaBf16;
+    case Precision::fp16:
+      return fc::Variant::kMmaF16;
+    default:
+      return fc::Variant::kFfma;
   }
 }
 
 template <class Cfg, class T>
-cudaError_t launch(fc::Variant v, const fc::ConvPoolShape& s, const void* x, const void* w, const float* bias,
-                   void* y, cudaStream_t stream) {
+cudaError_t launch(fc::Variant v, const fc::ConvPoolShape& s, const void* x, const void* w, const float* bias, void* y,
+                   cudaStream_t stream) {
   const T* in = static_cast<const T*>(x);
   T* out = static_cast<T*>(y);
   switch (v) {
-    case fc::Variant::kMmaBf16: return fc::launch_fused_conv_mma<Cfg, T, T, __nv_bfloat16>(s, in, w, bias, out, stream);
-    case fc::Variant::kMmaF16: return fc::launch_fused_conv_mma<Cfg, T, T, __half>(s, in, w, bias, out, stream);
-    case fc::Variant::kTf32: return fc::launch_fused_conv_tf32<Cfg, T, T>(s, in, w, bias, out, stream);
-    default: return fc::launch_fused_conv_ffma<Cfg, T, T>(s, in, w, bias, out, stream);
+    case fc::Variant::kMmaBf16:
+      return fc::launch_fused_conv_mma<Cfg, T, T, __nv_bfloat16>(s, in, w, bias, out, stream);
+    case fc::Variant::kMmaF16:
+      return fc::launch_fused_conv_mma<Cfg, T, T, __half>(s, in, w, bias, out, stream);
+    case fc::Variant::kTf32:
+      return fc::launch_fused_conv_tf32<Cfg, T, T>(s, in, w, bias, out, stream);
+    default:
+      return fc::launch_fused_conv_ffma<Cfg, T, T>(s, in, w, bias, out, stream);
   }
 }
 
-using LaunchFn = cudaError_t (*)(fc::Variant, const fc::ConvPoolShape&, const void*, const void*, const float*,
-                                 void*, cudaStream_t);
+using LaunchFn = cudaError_t (*)(fc::Variant, const fc::ConvPoolShape&, const void*, const void*, const float*, void*,
+                                 cudaStream_t);
 
 template <class Cfg>
 LaunchFn launcher_for(DType t) {

@@ -17,15 +17,19 @@ namespace {
 // the input and the output in 16 bits and multiply 16-bit operands (bf16: 8 significant bits).
 Tolerance tolerance_of(Precision p) {
   switch (p) {
-    case Precision::fp32: return {1e-5, 1e-4};
-    case Precision::tf32: return {1e-2, 1e-2};
-    case Precision::fp16: return {1e-2, 1e-2};
-    default: return {2e-2, 2e-2};
+    case Precision::fp32:
+      return {1e-5, 1e-4};
+    case Precision::tf32:
+      return {1e-2, 1e-2};
+    case Precision::fp16:
+      return {1e-2, 1e-2};
+    default:
+      return {2e-2, 2e-2};
   }
 }
 
 struct FusedCase {
-  Shape x;           // N, C, H, W
+  Shape x;  // N, C, H, W
   int64_t k, r, pad;
   int64_t pool, stride;  // pool 0: none
 };
@@ -44,7 +48,8 @@ Node fused_conv_node(const FusedCase& c) {
 
 std::vector<Tensor> inputs_of(const FusedCase& c, const std::string& what) {
   const float r = 1.f / std::sqrt(static_cast<float>(c.x[1] * c.r * c.r));
-  return {random_uniform(c.x, seed_of(what, 1), 0.f, 1.f), random_uniform({c.k, c.x[1], c.r, c.r}, seed_of(what, 2), -r, r),
+  return {random_uniform(c.x, seed_of(what, 1), 0.f, 1.f),
+          random_uniform({c.k, c.x[1], c.r, c.r}, seed_of(what, 2), -r, r),
           random_uniform({c.k}, seed_of(what, 3), -0.3f, 0.3f)};
 }
 
@@ -85,12 +90,12 @@ std::string describe(const FusedCase& c) {
 TEST_CASE("cuda FusedConv (fused set) matches the CPU in every precision on odd shapes") {
   IE_REQUIRE_GPU();
   const std::vector<FusedCase> cases = {
-      {{1, 1, 86, 86}, 4, 7, 0, 2, 2},      // the conv net's conv1, batch 1
-      {{7, 4, 40, 40}, 16, 7, 0, 4, 4},     // conv2 (34x34 -> 8x8 keeps 32 rows), batch 7
-      {{1000, 1, 86, 86}, 4, 7, 0, 2, 2},   // conv1, batch 1000
-      {{3, 3, 33, 29}, 20, 5, 2, 3, 2},     // odd sizes, overlapping pool, 20 channels
-      {{2, 16, 17, 19}, 64, 3, 1, 0, 0},    // no pool, the widest channels
-      {{5, 4, 31, 29}, 16, 7, 3, 2, 2},     // padding 3
+      {{1, 1, 86, 86}, 4, 7, 0, 2, 2},     // the conv net's conv1, batch 1
+      {{7, 4, 40, 40}, 16, 7, 0, 4, 4},    // conv2 (34x34 -> 8x8 keeps 32 rows), batch 7
+      {{1000, 1, 86, 86}, 4, 7, 0, 2, 2},  // conv1, batch 1000
+      {{3, 3, 33, 29}, 20, 5, 2, 3, 2},    // odd sizes, overlapping pool, 20 channels
+      {{2, 16, 17, 19}, 64, 3, 1, 0, 0},   // no pool, the widest channels
+      {{5, 4, 31, 29}, 16, 7, 3, 2, 2},    // padding 3
   };
   for (Precision p : all_precisions())
     for (const FusedCase& c : cases) {
@@ -150,8 +155,7 @@ TEST_CASE("cuda FusedConv times its tile configurations once and keeps the winne
     check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", Precision::bf16}, g, {{"x", in[0]}}), want,
                         tolerance_of(Precision::bf16));
   }
-  const std::string text =
-      read_text(tuning_cache_path(make_backend(kernel_set::kCuda, Options{})->device_name()));
+  const std::string text = read_text(tuning_cache_path(make_backend(kernel_set::kCuda, Options{})->device_name()));
   CHECK(text.find("fused_conv_") != std::string::npos);
   CHECK(text.find("37,4,40,40/16,7/0/4,4/bfloat16") != std::string::npos);
 }

@@ -40,8 +40,8 @@ TEST_CASE("cuda-reference Cast to and from bfloat16 matches the CPU exactly (tru
     expect_matches_cpu("Cast float32 -> bfloat16, n=" + std::to_string(n), make_node("Cast", {"x"}, {"y"}, to_bf16),
                        {x}, {}, 13, 0, 0);
     Tensor b = random_tensor(DType::BFloat16, {n}, 950 + static_cast<unsigned>(n), -50, 50);
-    expect_matches_cpu("Cast bfloat16 -> float32, n=" + std::to_string(n), make_node("Cast", {"x"}, {"y"}, to_f32),
-                       {b}, {}, 13, 0, 0);
+    expect_matches_cpu("Cast bfloat16 -> float32, n=" + std::to_string(n), make_node("Cast", {"x"}, {"y"}, to_f32), {b},
+                       {}, 13, 0, 0);
   }
 }
 

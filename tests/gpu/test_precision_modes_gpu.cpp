@@ -16,9 +16,12 @@ namespace {
 
 double rel_l2_gate(Precision p) {
   switch (p) {
-    case Precision::fp32: return 1e-5;
-    case Precision::tf32: return 1e-3;
-    default: return 1e-2;
+    case Precision::fp32:
+      return 1e-5;
+    case Precision::tf32:
+      return 1e-3;
+    default:
+      return 1e-2;
   }
 }
 
@@ -49,7 +52,8 @@ TEST_CASE("GPU: the cuda backend in every precision mode meets its gate against 
     for (Precision p : all_precisions()) {
       CAPTURE(file);
       CAPTURE(precision_name(p));
-      auto got = Engine::load(test::weights_path(file), on(kernel_set::kCuda, p)).create_session().run_ordered({{"x", x}});
+      auto got =
+          Engine::load(test::weights_path(file), on(kernel_set::kCuda, p)).create_session().run_ordered({{"x", x}});
       REQUIRE(got.size() == want.size());
       for (size_t i = 0; i < got.size(); ++i) {
         REQUIRE(got[i].dtype() == DType::Float32);

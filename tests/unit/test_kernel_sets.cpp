@@ -90,11 +90,12 @@ std::unique_ptr<Kernel> make_f32_only(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(toy_kernel_set) {
-  register_backend("toy", BackendTraits{{kToySet, kernel_set::kCpu}, {Precision::fp32, Precision::bf16}},
-                   [](const Options&, std::shared_ptr<void>*) {
-                     return std::make_shared<ToyBackend>(make_backend(kernel_set::kCpu, Options{}));
-                   },
-                   nullptr);
+  register_backend(
+      "toy", BackendTraits{{kToySet, kernel_set::kCpu}, {Precision::fp32, Precision::bf16}},
+      [](const Options&, std::shared_ptr<void>*) {
+        return std::make_shared<ToyBackend>(make_backend(kernel_set::kCpu, Options{}));
+      },
+      nullptr);
   OpRegistry::get().add_kernel("", "Relu", kToySet, make_toy_relu);
   OpRegistry::get().add(OpDef("test", "F32Only", infer_same));
   OpRegistry::get().add_kernel("test", "F32Only", kernel_set::kCpu, make_f32_only);
@@ -102,11 +103,12 @@ IE_REGISTER_OPS(toy_kernel_set) {
   // Backend "toy-strict": {"toy-fused", "toy-basic"}. toy-fused runs ie.FusedConv for even input widths only;
   // toy-basic has Conv, Relu and MaxPool (the CPU's kernels) but no FusedConv, so an odd width leaves the fused
   // node with no kernel at all: it must lower as the nodes it replaced.
-  register_backend("toy-strict", BackendTraits{{kToySet, kToyBasic}, {Precision::fp32}},
-                   [](const Options&, std::shared_ptr<void>*) {
-                     return std::make_shared<ToyBackend>(make_backend(kernel_set::kCpu, Options{}), "toy-strict");
-                   },
-                   nullptr);
+  register_backend(
+      "toy-strict", BackendTraits{{kToySet, kToyBasic}, {Precision::fp32}},
+      [](const Options&, std::shared_ptr<void>*) {
+        return std::make_shared<ToyBackend>(make_backend(kernel_set::kCpu, Options{}), "toy-strict");
+      },
+      nullptr);
   OpRegistry::get().add_kernel("ie", "FusedConv", kToySet, [](const KernelInit& init) -> std::unique_ptr<Kernel> {
     if (init.inputs[0].shape.back() % 2) return init.decline("input width ", init.inputs[0].shape.back(), " is odd");
     return (*OpRegistry::get().kernel("ie", "FusedConv", kernel_set::kCpu))(init);
@@ -172,7 +174,8 @@ TEST_CASE("kernel sets: the first set that accepts a node serves it; each step r
 TEST_CASE("kernel sets: a factory that declines passes the node on, and inspect says why") {
   auto plan = plan_on("toy", relu_chain(), {2, 5});
   for (auto& step : plan->steps) CHECK(step.kernel_set == kernel_set::kCpu);
-  CHECK(plan->steps[0].declined == std::vector<std::string>{std::string(kToySet) + ": last dim 5 is odd (toy rows are pairs)"});
+  CHECK(plan->steps[0].declined ==
+        std::vector<std::string>{std::string(kToySet) + ": last dim 5 is odd (toy rows are pairs)"});
   Tensor x = random_matrix(2, 5, 2);
   const int before = g_toy_runs;
   auto got = test::run_plan(*plan, {{"x", x}});
@@ -253,9 +256,9 @@ TEST_CASE("precision: backends declare their modes; others are refused by name")
   cpu.backend = "cpu";
   cpu.precision = Precision::bf16;
   CHECK_THROWS_WITH_AS(Engine::from_graph(relu_chain(), cpu), doctest::Contains("applies to GPU backends"), Error);
-  CHECK_THROWS_WITH_AS(Engine::from_graph(relu_chain(), toy_options(Precision::fp16)),
-                       doctest::Contains("precision 'fp16' is not implemented by the toy backend (it implements fp32, bf16)"),
-                       Error);
+  CHECK_THROWS_WITH_AS(
+      Engine::from_graph(relu_chain(), toy_options(Precision::fp16)),
+      doctest::Contains("precision 'fp16' is not implemented by the toy backend (it implements fp32, bf16)"), Error);
   CHECK(precision_from_name("bf16") == Precision::bf16);
   CHECK(storage_dtype(Precision::fp16) == DType::Float16);
   CHECK(storage_dtype(Precision::tf32) == DType::Float32);
@@ -281,11 +284,13 @@ Graph mixed_graph(int64_t cols) {
 
 }  // namespace
 
-TEST_CASE("precision: bf16 stores activations and weights in bfloat16, casts at the edges and around float32-only kernels") {
+TEST_CASE(
+    "precision: bf16 stores activations and weights in bfloat16, casts at the edges and around float32-only kernels") {
   Engine engine = Engine::from_graph(mixed_graph(6), toy_options(Precision::bf16));
   std::string text = engine.describe({{"x", {5, 6}}});
   CHECK(text.find("precision: bf16 (4 casts placed)") != std::string::npos);
-  CHECK(text.find("fallback: cpu: takes float32 only, got bfloat16 (in bfloat16; runs in float32)") != std::string::npos);
+  CHECK(text.find("fallback: cpu: takes float32 only, got bfloat16 (in bfloat16; runs in float32)") !=
+        std::string::npos);
 
   Session session = engine.create_session();
   Tensor x = random_matrix(5, 6, 4);
@@ -363,8 +368,8 @@ constexpr const char* kWideUnfusedSet = "toy-wide-f32-unfused";  // the same, de
 
 // Data movement, which the CUDA reference set runs in any type; every other op is float32-only in kWideSet.
 bool moves_data(const std::string& op) {
-  static const std::set<std::string> kMovers = {"Cast",    "Reshape", "Slice",   "Concat",  "Transpose", "Gather",
-                                                "Expand",  "Unsqueeze", "Squeeze", "Flatten", "Identity", "Split"};
+  static const std::set<std::string> kMovers = {"Cast",   "Reshape",   "Slice",   "Concat",  "Transpose", "Gather",
+                                                "Expand", "Unsqueeze", "Squeeze", "Flatten", "Identity",  "Split"};
   return kMovers.count(op) != 0;
 }
 
@@ -378,11 +383,12 @@ bool is_16_bit_float(const TensorInfo& t) { return t.dtype == DType::BFloat16 ||
 // every fused op at plan time, so fused nodes lower as the nodes they replaced (graph outputs among them).
 IE_REGISTER_OPS(toy_wide_kernel_set) {
   for (auto [name, set] : {std::pair{"toy-wide", kWideSet}, std::pair{"toy-wide-unfused", kWideUnfusedSet}})
-    register_backend(name, BackendTraits{{set}, {Precision::fp32, Precision::fp16, Precision::bf16}},
-                     [name = std::string(name)](const Options&, std::shared_ptr<void>*) {
-                       return std::make_shared<ToyBackend>(make_backend(kernel_set::kCpu, Options{}), name);
-                     },
-                     nullptr);
+    register_backend(
+        name, BackendTraits{{set}, {Precision::fp32, Precision::fp16, Precision::bf16}},
+        [name = std::string(name)](const Options&, std::shared_ptr<void>*) {
+          return std::make_shared<ToyBackend>(make_backend(kernel_set::kCpu, Options{}), name);
+        },
+        nullptr);
 }
 
 TEST_CASE("precision: float32-only kernels run both models in fp16 and bf16 between casts, within the gates") {
@@ -420,9 +426,9 @@ TEST_CASE("precision: float32-only kernels run both models in fp16 and bf16 betw
     Options cpu;
     cpu.backend = kernel_set::kCpu;
     auto want = Engine::load(path, cpu).create_session().run_ordered({{"x", x}});
-    for (auto [backend, p] : {std::pair{"toy-wide", Precision::fp16}, std::pair{"toy-wide", Precision::bf16},
-                              std::pair{"toy-wide-unfused", Precision::fp16},
-                              std::pair{"toy-wide-unfused", Precision::bf16}}) {
+    for (auto [backend, p] :
+         {std::pair{"toy-wide", Precision::fp16}, std::pair{"toy-wide", Precision::bf16},
+          std::pair{"toy-wide-unfused", Precision::fp16}, std::pair{"toy-wide-unfused", Precision::bf16}}) {
       CAPTURE(file);
       CAPTURE(backend);
       CAPTURE(precision_name(p));
