@@ -7,7 +7,7 @@ packages=(
   libeigen3-dev doctest-dev libyaml-cpp-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
-  dataset-fashion-mnist gnuplot-nox python3 python3-numpy
+  dataset-fashion-mnist gnuplot-nox python3-numpy python3
 )
 missing=()
 for p in "${packages[@]}"; do

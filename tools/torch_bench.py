@@ -5,7 +5,7 @@ Conv net: eager fp32 (TF32 off, cuDNN autotuning on) and eager fp16 with channel
 Timing: CUDA events around each forward pass after warm-up, median of many runs, inputs rotated among three
 random (seeded) sets so the cache does not flatter. Compute only (inputs already on the device).
 
-    python3 tools/torch_bench.py --out-dir results [--batches-convnet 1,16,...] [--batches-ssa ...]
+    /opt/torch/.venv/bin/python3 tools/torch_bench.py --out-dir results   # the GPU machine's PyTorch [--batches-convnet 1,16,...] [--batches-ssa ...]
 
 Writes torch_convnet.json and torch_ssa.json in bench's JSON form (so `bench --replot` draws them beside the
 engine's lines) and prints one line per point.
