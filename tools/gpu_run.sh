@@ -77,6 +77,12 @@ for m in convnet ssa; do
       > "$out/logs/compare_${m}_$form.log" 2>&1
     say "compare $m $form exit $?: $(grep -E 'PASS|FAIL' "$out/logs/compare_${m}_$form.log" | head -3 | tr '\n' ' ')"
   done
+  # The fused path in every mode against the CPU's fp32, with each mode's default tolerance.
+  for p in fp32 tf32 fp16 bf16; do
+    "$build/bin/compare" --config configs/$m.yaml --a cpu --b cuda --precision $p --batch 64 --seed 7 \
+      > "$out/logs/compare_${m}_cuda_$p.log" 2>&1
+    say "compare $m cpu vs cuda $p exit $?: $(grep -E '^(PASS|FAIL)' "$out/logs/compare_${m}_cuda_$p.log" | head -1)"
+  done
 done
 fi
 
