@@ -280,47 +280,48 @@ __host__ __device__ inline uint32_t tf32_rna(float v) {
 
 // Staged-word formats: how `e` input elements become one 32-bit shared-memory word, and the MMA that eats them.
 // In a pair the lower index sits in the low half (as the fragment registers want it).
-struct WordBf16 {
+// Two 16-bit floats (T = __nv_bfloat16 or __half) per word, rounded to nearest even, and the m16n8k16 MMA on them.
+template <class T>
+struct Word16 {
   static constexpr int kE = 2;
-  __host__ __device__ static uint32_t pack(const float* v) {
-    return bits16(__float2bfloat16_rn(v[0])) | bits16(__float2bfloat16_rn(v[1])) << 16;
+  __host__ __device__ static uint32_t to16(float f) {
+    if constexpr (std::is_same_v<T, __half>)
+      return bits16(__float2half_rn(f));
+    else
+      return bits16(__float2bfloat16_rn(f));
   }
+  __host__ __device__ static uint32_t pack(const float* v) { return to16(v[0]) | to16(v[1]) << 16; }
   static float unpack(uint32_t u, int i) {  // host: the emulation
-    __nv_bfloat16_raw raw;
-    raw.x = static_cast<unsigned short>(u >> (16 * i));
-    return __bfloat162float(__nv_bfloat16(raw));
+    const auto half_bits = static_cast<unsigned short>(u >> (16 * i));
+    if constexpr (std::is_same_v<T, __half>) {
+      __half_raw raw;
+      raw.x = half_bits;
+      return __half2float(__half(raw));
+    } else {
+      __nv_bfloat16_raw raw;
+      raw.x = half_bits;
+      return __bfloat162float(__nv_bfloat16(raw));
+    }
   }
 #ifdef __CUDACC__
   __device__ static void mma(float (&d)[4], const uint32_t (&a)[4], uint2 b) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+    if constexpr (std::is_same_v<T, __half>)
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+          "{%0,%1,%2,%3};\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+    else
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+          "{%0,%1,%2,%3};\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
   }
 #endif
 };
-
-struct WordF16 {
-  static constexpr int kE = 2;
-  __host__ __device__ static uint32_t pack(const float* v) {
-    return bits16(__float2half_rn(v[0])) | bits16(__float2half_rn(v[1])) << 16;
-  }
-  static float unpack(uint32_t u, int i) {
-    __half_raw raw;
-    raw.x = static_cast<unsigned short>(u >> (16 * i));
-    return __half2float(__half(raw));
-  }
-#ifdef __CUDACC__
-  __device__ static void mma(float (&d)[4], const uint32_t (&a)[4], uint2 b) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
-  }
-#endif
-};
+using WordBf16 = Word16<__nv_bfloat16>;
+using WordF16 = Word16<__half>;
 
 struct WordTf32 {
   static constexpr int kE = 1;
