@@ -1,11 +1,15 @@
-// ie.FusedConv on the fused set "cuda": conv + bias + ReLU (+ max pool) in one kernel of
-// layers/fused_conv/fused_conv_cuda.cuh: the unroll happens in shared memory, the product runs on Tensor Cores
-// (bf16 or fp16 operands in those modes, tf32 in tf32) or as FFMA in strict fp32, and the epilogue pools, adds
-// the bias, applies ReLU and writes the pooled NCHW tile. Weights are packed once per engine in the kernel's
-// layout (KernelInit::prepared); the tile configuration is timed once per device and shape and kept in the
-// tuning cache (IE_TUNE=off: the heuristic's pick). Shapes outside the kernel's range are declined with the
-// reason, so the node runs on the reference set (or as the nodes it replaced).
+// ie.FusedConv on the fused set "cuda": conv + bias + ReLU (+ max pool) in one kernel: the unroll happens in
+// shared memory, the product runs on Tensor Cores (bf16 or fp16 operands in those modes, tf32 in tf32) or as
+// FFMA in strict fp32, and the epilogue pools, adds the bias, applies ReLU and writes the pooled NCHW tile.
+// Two kernel families: the stacked kernel (fused_conv_stacked.cuh: weights on the MMA's M side, for up to 16
+// output channels) and the pixels-on-M kernel (fused_conv_cuda.cuh: every supported shape, and FFMA). Their
+// tile configurations are the candidates; the winner is timed once per device and shape and kept in the tuning
+// cache (IE_TUNE=off: the heuristic's pick; IE_FUSED_CONV_CONFIG=<name> forces one, for tests and labs). Weights
+// are packed once per engine in each family's layout (KernelInit::prepared). Shapes outside both ranges are
+// declined with the reason, so the node runs on the reference set (or as the nodes it replaced).
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -15,6 +19,7 @@
 #include "engine/core/float_convert.h"
 #include "engine/registry/op_def.h"
 #include "layers/fused_conv/fused_conv_cuda.cuh"
+#include "layers/fused_conv/fused_conv_stacked.cuh"
 #include "layers/fused_conv/fused_conv_setup.h"
 
 namespace ie {
@@ -87,35 +92,60 @@ LaunchFn launcher_for(DType t) {
   return launch<Cfg, float>;
 }
 
+// One tile configuration of one kernel family, bound to its shape, packed weights and bias.
+using RunFn = std::function<cudaError_t(const void* x, void* y, cudaStream_t stream)>;
+struct Candidate {
+  std::string name;
+  RunFn run;
+};
+
 class FusedConvKernel : public Kernel {
  public:
-  FusedConvKernel(fc::ConvPoolShape shape, fc::Variant v, LaunchFn launch, const void* packed, const float* bias,
-                  std::string label)
-      : m_shape(shape), m_variant(v), m_launch(launch), m_packed(packed), m_bias(bias), m_label(std::move(label)) {}
+  FusedConvKernel(RunFn run, std::string label) : m_run(std::move(run)), m_label(std::move(label)) {}
   void run(KernelContext& ctx) override {
-    cudaError_t err = m_launch(m_variant, m_shape, ctx.inputs[0].data, m_packed, m_bias, ctx.outputs[0].data,
-                               static_cast<cudaStream_t>(ctx.stream));
+    cudaError_t err = m_run(ctx.inputs[0].data, ctx.outputs[0].data, static_cast<cudaStream_t>(ctx.stream));
     if (err != cudaSuccess)
       fail(ErrorKind::Device, m_label, ": fused convolution launch failed: ", cudaGetErrorString(err));
   }
 
  private:
-  fc::ConvPoolShape m_shape;
-  fc::Variant m_variant;
-  LaunchFn m_launch;
-  const void* m_packed;
-  const float* m_bias;
+  RunFn m_run;
   std::string m_label;
 };
 
-struct Candidate {
-  const char* name;
-  LaunchFn launch;
-};
+// The stacked kernel's configurations for a shape, in the heuristic's order: fewest padded n-tiles first (conv1's
+// 80 columns: 5 per unit; conv2's 32: 4), then wider units.
+template <class Word, class T>
+void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,
+                            int smem_limit, std::vector<Candidate>* out) {
+  struct Option {
+    Candidate c;
+    int waste, nw;
+  };
+  std::vector<Option> options;
+  auto add = [&](auto cfg) {
+    using Cfg = decltype(cfg);
+    fc::StackedPlan plan;
+    if (!fc::make_stacked_plan(s, v, Cfg::kNW, Cfg::kTargetPixels, smem_limit, &plan, nullptr)) return;
+    RunFn run = [plan, packed, bias](const void* x, void* y, cudaStream_t stream) {
+      return fc::launch_fused_conv_stacked<Cfg, Word, T, T>(plan, static_cast<const T*>(x), packed, bias,
+                                                            static_cast<T*>(y), stream);
+    };
+    const int ntiles = (plan.cwk + 7) / 8;
+    options.push_back({{Cfg::kName, std::move(run)}, plan.groups * plan.nw - ntiles, plan.nw});
+  };
+  add(fc::StackedW4N4{});
+  add(fc::StackedW8N5{});
+  add(fc::StackedW8N2{});
+  add(fc::StackedW8N4{});
+  std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) {
+    return a.waste != b.waste ? a.waste < b.waste : a.nw > b.nw;
+  });
+  for (Option& o : options) out->push_back(std::move(o.c));
+}
 
 // Median milliseconds of `c` on the session's stream over fresh inputs in [0, 1) (never zeros: they run faster).
-double time_config(const Candidate& c, const fc::ConvPoolShape& s, fc::Variant v, DType storage, const void* packed,
-                   const float* bias, Backend& backend) {
+double time_config(const Candidate& c, const fc::ConvPoolShape& s, DType storage, Backend& backend) {
   const int64_t in_count = int64_t(s.n) * s.c * s.h * s.w;
   const int64_t out_count = int64_t(s.n) * s.k * fc::pooled_h(s) * fc::pooled_w(s);
   Tensor x(DType::Float32, {in_count});
@@ -135,7 +165,7 @@ double time_config(const Candidate& c, const fc::ConvPoolShape& s, fc::Variant v
   std::vector<float> ms;
   for (int run = 0; run < 3 + 9; ++run) {
     IE_CUDA_CHECK(cudaEventRecord(start, stream));
-    IE_CUDA_CHECK(c.launch(v, s, dx, packed, bias, dy, stream));
+    IE_CUDA_CHECK(c.run(dx, dy, stream));
     IE_CUDA_CHECK(cudaEventRecord(stop, stream));
     IE_CUDA_CHECK(cudaEventSynchronize(stop));
     float t = 0;
@@ -152,9 +182,9 @@ double time_config(const Candidate& c, const fc::ConvPoolShape& s, fc::Variant v
 
 // The tile configuration: IE_TUNE=off takes the heuristic's first; otherwise the device's tuning cache answers, or
 // every candidate is timed once (search: always) and the winner stored.
-LaunchFn choose_config(const KernelInit& init, const fc::ConvPoolShape& s, fc::Variant v, DType storage,
-                       const std::vector<Candidate>& candidates, const void* packed, const float* bias) {
-  if (candidates.size() == 1 || tune_mode() == TuneMode::Off || !init.backend) return candidates.front().launch;
+const Candidate& choose_config(const KernelInit& init, const fc::ConvPoolShape& s, fc::Variant v, DType storage,
+                               const std::vector<Candidate>& candidates) {
+  if (candidates.size() == 1 || tune_mode() == TuneMode::Off || !init.backend) return candidates.front();
   static std::mutex mutex;  // one timing at a time: concurrent ones on one GPU disturb each other
   std::lock_guard<std::mutex> lock(mutex);
   TuningCache& cache = tuning_cache_for(cuda::tuning_device_key(cuda::state_of(init.backend_state)));
@@ -164,18 +194,18 @@ LaunchFn choose_config(const KernelInit& init, const fc::ConvPoolShape& s, fc::V
   const std::string mode = precision_name(init.precision);
   if (std::optional<TuneRecord> hit = cache.lookup(kernel, shape, mode))
     for (const Candidate& c : candidates)
-      if (hit->text("config") == std::string(c.name)) return c.launch;
+      if (hit->text("config") == c.name) return c;
   const Candidate* best = nullptr;
   double best_ms = 0;
   TuneRecord record;
   for (const Candidate& c : candidates) {
-    const double ms = time_config(c, s, v, storage, packed, bias, *init.backend);
-    record.set(std::string("ms_") + c.name, ms);
+    const double ms = time_config(c, s, storage, *init.backend);
+    record.set("ms_" + c.name, ms);
     if (!best || ms < best_ms) best = &c, best_ms = ms;
   }
   record.set("config", best->name).set("time_ms", best_ms);
   cache.store(kernel, shape, mode, record);
-  return best->launch;
+  return *best;
 }
 
 std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
@@ -208,36 +238,73 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
   if (s.batch > INT32_MAX || c.in[1] > INT32_MAX || c.in[2] > INT32_MAX) return init.decline("sizes beyond 32 bits");
   std::string why;
   if (!fc::supported(shape, &why)) return init.decline(why);
-  // tf32 MMA pays only where the products are long enough to fill its k-steps (lab, batch 10000: conv1, K = 49,
-  // 2.39 ms in tf32 against 2.42 in FFMA; conv2, K = 196, 1.43 against 3.76): shorter ones keep fp32's accuracy.
+  fc::DeviceLimits limits;
+  if (fc::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
   fc::Variant v = variant_of(init.precision);
-  if (v == fc::Variant::kTf32 && shape.c * shape.r * shape.r < kMinTf32K) v = fc::Variant::kFfma;
-  // The tile configurations that fit this shape, in the heuristic's order: the larger tile measured faster on
-  // every shape of the kernel's lab.
-  std::vector<Candidate> candidates;
-  fc::TilePlan plan;
-  if (fc::make_plan(shape, v, fc::ConvTileLarge::kTargetPixels, fc::kDefaultSmemLimit, &plan, &why))
-    candidates.push_back({fc::ConvTileLarge::kName, launcher_for<fc::ConvTileLarge>(storage)});
-  if (fc::make_plan(shape, v, fc::ConvTileSmall::kTargetPixels, fc::kDefaultSmemLimit, &plan, &why))
-    candidates.push_back({fc::ConvTileSmall::kName, launcher_for<fc::ConvTileSmall>(storage)});
-  if (candidates.empty()) return init.decline(why);
-
-  // The prepare hook: packed once per engine (the layout depends on the variant and the shape, not the batch).
+  const std::string packed_suffix = concat(static_cast<int>(v), "/", shape.c, "x", shape.r, "x", shape.k);
   fc::ConvPoolShape per_image = shape;
   per_image.n = 1;
-  const std::string key = concat("packed/", static_cast<int>(v), "/", shape.c, "x", shape.r, "x", shape.k);
-  const void* packed = init.prepared(key, [&] {
-    Tensor w32 = convert_floats(*init.constants[1], DType::Float32);
-    Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::packed_weight_bytes(per_image, v))});
-    fc::pack_weights(per_image, v, w32.data_as<float>(), bytes.data());
-    return bytes;
-  });
+  auto weights32 = [&] { return convert_floats(*init.constants[1], DType::Float32); };
   const float* bias = nullptr;
   if (has_bias)
     bias = static_cast<const float*>(
         init.prepared("bias/float32", [&] { return convert_floats(*init.constants[2], DType::Float32); }));
-  const LaunchFn fn = choose_config(init, shape, v, storage, candidates, packed, bias);
-  return std::make_unique<FusedConvKernel>(shape, v, fn, packed, bias, init.node.label());
+
+  // The candidates, in the heuristic's order: the stacked kernel first where it takes the shape (lab, batch
+  // 10000, bf16: conv1 0.64 ms against 2.07, conv2 0.54 against 1.11), then the pixels-on-M tiles.
+  std::vector<Candidate> candidates;
+  // In tf32 mode short products stay in fp32 (FFMA): with conv1 (K = 49) in tf32 the conv net's probabilities
+  // missed the tf32 gate (rel L2 1.01e-3 against 1e-3 allowed); with FFMA they meet it.
+  const bool short_k = shape.c * shape.r * shape.r < kMinTf32K;
+  std::string stacked_why = v == fc::Variant::kFfma                      ? "strict fp32"
+                            : v == fc::Variant::kTf32 && short_k ? "tf32 mode keeps products shorter than 64 in fp32"
+                                                                         : fc::stacked_unsupported(shape, v);
+  if (stacked_why.empty()) {
+    const void* packed = init.prepared("stacked/" + packed_suffix, [&] {
+      Tensor w32 = weights32();
+      Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::stacked_weight_bytes(per_image, v))});
+      fc::stacked_pack_weights(per_image, v, w32.data_as<float>(), bytes.data());
+      return bytes;
+    });
+    if (v == fc::Variant::kMmaBf16)
+      add_stacked_candidates<fc::WordBf16, __nv_bfloat16>(shape, v, packed, bias, limits.smem_optin, &candidates);
+    else if (v == fc::Variant::kMmaF16)
+      add_stacked_candidates<fc::WordF16, __half>(shape, v, packed, bias, limits.smem_optin, &candidates);
+    else
+      add_stacked_candidates<fc::WordTf32, float>(shape, v, packed, bias, limits.smem_optin, &candidates);
+  }
+  // The pixels-on-M kernel; in tf32 mode short products run its FFMA variant (above; also no slower: lab, batch
+  // 10000, conv1: 2.39 ms in tf32 against 2.42 in FFMA).
+  fc::Variant pv = v;
+  if (pv == fc::Variant::kTf32 && short_k) pv = fc::Variant::kFfma;
+  const void* packed_pm = init.prepared(concat("packed/", static_cast<int>(pv), "/", shape.c, "x", shape.r, "x", shape.k), [&] {
+    Tensor w32 = weights32();
+    Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::packed_weight_bytes(per_image, pv))});
+    fc::pack_weights(per_image, pv, w32.data_as<float>(), bytes.data());
+    return bytes;
+  });
+  auto add_pm = [&](const char* name, LaunchFn launch) {
+    candidates.push_back({name, [launch, pv, shape, packed_pm, bias](const void* x, void* y, cudaStream_t stream) {
+                            return launch(pv, shape, x, packed_pm, bias, y, stream);
+                          }});
+  };
+  fc::TilePlan plan;
+  if (fc::make_plan(shape, pv, fc::ConvTileLarge::kTargetPixels, limits.smem_optin, &plan, &why))
+    add_pm(fc::ConvTileLarge::kName, launcher_for<fc::ConvTileLarge>(storage));
+  if (fc::make_plan(shape, pv, fc::ConvTileSmall::kTargetPixels, limits.smem_optin, &plan, &why))
+    add_pm(fc::ConvTileSmall::kName, launcher_for<fc::ConvTileSmall>(storage));
+  if (candidates.empty()) return init.decline(why);
+
+  // IE_FUSED_CONV_CONFIG=<name>: that configuration only (every one is testable on a shape it takes).
+  if (const char* forced = std::getenv("IE_FUSED_CONV_CONFIG"); forced && *forced) {
+    auto it = std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& c) { return c.name == forced; });
+    if (it == candidates.end())
+      return init.decline("IE_FUSED_CONV_CONFIG=", forced, " is not a configuration for this shape",
+                          stacked_why.empty() ? "" : concat(" (stacked kernel: ", stacked_why, ")"));
+    return std::make_unique<FusedConvKernel>(it->run, init.node.label());
+  }
+  return std::make_unique<FusedConvKernel>(choose_config(init, shape, v, storage, candidates).run,
+                                           init.node.label());
 }
 
 }  // namespace

@@ -151,6 +151,50 @@ inline void size_tiles(TilePlan& p, bool mma, int g, int pb, int pcb) {
   p.smem_bytes = round_up(p.off_ct + p.k * p.ct_stride * 4, 16);
 }
 
+// A tile's images, pooled rows and pooled columns.
+struct TileSize {
+  int g, pb, pcb;
+};
+
+// The first guess for a tile of about target_pixels conv outputs: every pooled column (up to kMaxTileCols conv
+// columns), as many pooled rows as the target allows (preferring, within row_multiple more, a count whose conv
+// rows are a multiple of row_multiple), and several whole images when one image is below the target.
+inline TileSize first_tile(int n, int ph, int pw, int win, int ps, int target_pixels, int row_multiple) {
+  TileSize t;
+  t.pcb = pw;
+  if ((t.pcb - 1) * ps + win > kMaxTileCols) t.pcb = std::max(1, (kMaxTileCols - win) / ps + 1);
+  const int cwk = (t.pcb - 1) * ps + win;
+  t.pb = std::clamp(target_pixels / (cwk * ps), 1, ph);
+  for (int cand = t.pb; row_multiple > 1 && cand <= std::min(ph, t.pb + row_multiple); ++cand)
+    if (((cand - 1) * ps + win) % row_multiple == 0) {
+      t.pb = cand;
+      break;
+    }
+  t.g = 1;
+  if (t.pb == ph && t.pcb == pw) t.g = std::clamp(target_pixels / (((ph - 1) * ps + win) * cwk), 1, n);
+  return t;
+}
+
+// Halves the tile (images first, then pooled rows, then columns) until bytes(t) fits in smem_limit; false with
+// the reason when even one pooled output does not fit. bytes(t) also leaves the plan sized for t.
+template <class BytesFn>
+inline bool shrink_to_fit(TileSize& t, int smem_limit, BytesFn bytes, std::string* why) {
+  for (;;) {
+    const int need = bytes(t);
+    if (need <= smem_limit) return true;
+    if (t.g > 1) {
+      t.g = (t.g + 1) / 2;
+    } else if (t.pb > 1) {
+      t.pb = (t.pb + 1) / 2;
+    } else if (t.pcb > 1) {
+      t.pcb = (t.pcb + 1) / 2;
+    } else {
+      if (why) *why = "one pooled output's tile needs " + std::to_string(need) + " bytes of shared memory";
+      return false;
+    }
+  }
+}
+
 // Picks the tile for a shape, variant and configuration; false (with the reason) when even one pooled output
 // per tile does not fit in `smem_limit` bytes.
 inline bool make_plan(const ConvPoolShape& s, Variant v, int target_pixels, int smem_limit, TilePlan* out,
@@ -168,26 +212,12 @@ inline bool make_plan(const ConvPoolShape& s, Variant v, int target_pixels, int 
   p.np = mma ? nt_for(s.k) : round_up(s.k, 4);
   // Weights take at most half of shared memory; larger ones (tf32, c=16, r=7, k=64: 200 KB) stay in L2/L1.
   p.w_in_smem = mma && p.kchunks * p.np * 32 * 8 <= smem_limit / 2;
-  int pcb = p.pw;
-  if ((pcb - 1) * p.ps + p.win > kMaxTileCols) pcb = std::max(1, (kMaxTileCols - p.win) / p.ps + 1);
-  const int cwk = (pcb - 1) * p.ps + p.win;
-  int pb = std::clamp(target_pixels / (cwk * p.ps), 1, p.ph);
-  int g = 1;
-  if (pb == p.ph && pcb == p.pw) g = std::clamp(target_pixels / (((p.ph - 1) * p.ps + p.win) * cwk), 1, p.n);
-  for (;;) {
-    size_tiles(p, mma, g, pb, pcb);
-    if (p.smem_bytes <= smem_limit) break;
-    if (g > 1) {
-      g = (g + 1) / 2;
-    } else if (pb > 1) {
-      pb = (pb + 1) / 2;
-    } else if (pcb > 1) {
-      pcb = (pcb + 1) / 2;
-    } else {
-      if (why) *why = "one pooled output's tile needs " + std::to_string(p.smem_bytes) + " bytes of shared memory";
-      return false;
-    }
-  }
+  TileSize ts = first_tile(p.n, p.ph, p.pw, p.win, p.ps, target_pixels, 1);
+  if (!shrink_to_fit(ts, smem_limit, [&](const TileSize& t) {
+        size_tiles(p, mma, t.g, t.pb, t.pcb);
+        return p.smem_bytes;
+      }, why))
+    return false;
   if (static_cast<long long>(ceil_div(p.n, p.g)) * p.tiles_y * p.tiles_x > (1LL << 31) - 1) {
     if (why) *why = "too many tiles for 32-bit tile indices";
     return false;
@@ -344,6 +374,19 @@ struct WordF32 {  // ffma: plain fp32
   static float unpack(uint32_t u, int) { return bits_float(u); }
 };
 
+// max that keeps NaN (fmaxf drops it), and ReLU that keeps it: a NaN conv value reaches the output as it does
+// through the unfused Conv, Relu and MaxPool.
+__host__ __device__ inline float nan_max(float a, float b) {
+#ifdef __CUDA_ARCH__
+  float d;  // one FMNMX.NAN (sm_80+)
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+#else
+  return (a > b || a != a) ? a : b;
+#endif
+}
+__host__ __device__ inline float nan_relu(float v) { return v < 0.f ? 0.f : v; }
+
 // ---- index functions shared by the kernels and the emulation -----------------------------------------------
 
 struct TileCoord {
@@ -361,6 +404,22 @@ __host__ __device__ inline TileCoord tile_coord(const TilePlan& p, int tile) {
   return t;
 }
 
+// One staged row, lanes over words: word xw holds elements x0+xw .. x0+xw+e-1 of the input row at `src`, zero
+// outside 0 .. w-1 and everywhere when !row_ok (padding rows, images past the batch).
+template <class Word, class TIn>
+__host__ __device__ inline void stage_row_words(const TIn* __restrict__ src, bool row_ok, int w, int x0,
+                                                uint32_t* __restrict__ dst, int ws, int lane) {
+  for (int xw = lane; xw < ws; xw += 32) {
+    float v[Word::kE];
+    FUSED_CONV_UNROLL
+    for (int i = 0; i < Word::kE; ++i) {
+      const int gx = x0 + xw + i;
+      v[i] = row_ok && gx >= 0 && gx < w ? to_float(src[gx]) : 0.f;
+    }
+    dst[xw] = Word::pack(v);
+  }
+}
+
 // Stage the tile's input rows: staged row (gi, ci, ly) word xw holds elements x0+xw .. x0+xw+e-1 of input row
 // y0+ly, zero outside the image (padding) and past the batch. Warps take rows, lanes take words.
 template <class Word, class TIn>
@@ -373,15 +432,7 @@ __host__ __device__ inline void stage_input(const TilePlan& p, const TIn* __rest
     const bool row_ok = img < p.n && y >= 0 && y < p.h;
     const TIn* src = row_ok ? x + ((static_cast<size_t>(img) * p.c + ci) * p.h + y) * p.w : x;
     uint32_t* dst = s_in + static_cast<size_t>(row) * p.ws;
-    for (int xw = lane; xw < p.ws; xw += 32) {
-      float v[Word::kE];
-      FUSED_CONV_UNROLL
-      for (int i = 0; i < Word::kE; ++i) {
-        const int gx = t.x0 + xw + i;
-        v[i] = row_ok && gx >= 0 && gx < p.w ? to_float(src[gx]) : 0.f;
-      }
-      dst[xw] = Word::pack(v);
-    }
+    stage_row_words<Word>(src, row_ok, p.w, t.x0, dst, p.ws, lane);
   }
 }
 
@@ -393,14 +444,20 @@ __host__ __device__ inline int pixel_word(const TilePlan& p, int px) {
   return gi * p.img_words + row * p.ws + col;
 }
 
-// Logical k = (ci * r + ky) * rp + kx; k-word kw holds k = e*kw .. e*kw+e-1 (same input row, taps kx..kx+e-1).
-// Offset of that word from a pixel's word; 0 for the k padding (its weights are zero).
+// K laid out as (input channel, row, tap): logical k = (ci * rows + j) * rp + kx; word kw holds k = e*kw ..
+// e*kw+e-1 (one input row, taps kx .. kx+e-1). Offset of that word from a pixel's word in the staged tile (planes
+// of `plane` words, rows of `ws`); 0 for the K padding (its weights are zero). Both kernels' im2col in one place.
+__host__ __device__ inline int tap_word_offset(int kw, int e, int c, int rows, int rp, int plane, int ws) {
+  const int k = kw * e;
+  if (k >= c * rows * rp) return 0;
+  const int ci = k / (rows * rp), rem = k - ci * rows * rp;
+  const int j = rem / rp, kx = rem - j * rp;
+  return ci * plane + j * ws + kx;
+}
+
+// Rows = the kernel's r rows (pixels on M: one conv row per pixel).
 __host__ __device__ inline int kword_offset(const TilePlan& p, int kw) {
-  const int k = kw * p.e;
-  if (k >= p.c * p.r * p.rp) return 0;
-  const int ci = k / (p.r * p.rp), rem = k - ci * p.r * p.rp;
-  const int ky = rem / p.rp, kx = rem - ky * p.rp;
-  return ci * p.plane + ky * p.ws + kx;
+  return tap_word_offset(kw, p.e, p.c, p.r, p.rp, p.plane, p.ws);
 }
 
 // The thread with threadID_in_group t owns k-words t and t+4 of each k-step: A registers {a0,a1} and {a4,a5}
@@ -482,6 +539,16 @@ __host__ __device__ inline void ffma_block(const TilePlan& p, const float* __res
     if (col0 + i < p.cwk && q * 4 + j < p.k) ct[(q * 4 + j) * p.ct_stride + tr * p.cwk + col0 + i] = acc[i][j];
 }
 
+// One pooled output from a win x win window of fp32 conv values (rows `stride` floats apart): max, + bias, ReLU.
+template <class TOut>
+__host__ __device__ inline void pool_window(const float* __restrict__ src, int stride, int win, float bias,
+                                            TOut* __restrict__ dst) {
+  float m = src[0];
+  for (int i = 0; i < win; ++i)
+    for (int j = 0; j < win; ++j) m = nan_max(m, src[i * stride + j]);
+  *dst = from_float<TOut>(nan_relu(m + bias));
+}
+
 // Epilogue: pooled outputs of the tile from the fp32 conv tile; bias and ReLU after the max (see the top).
 template <class TOut>
 __host__ __device__ inline void pool_store(const TilePlan& p, const float* __restrict__ ct,
@@ -494,12 +561,8 @@ __host__ __device__ inline void pool_store(const TilePlan& p, const float* __res
     const int ch = r2 % p.k, gi = r2 / p.k;
     const int img = t.n0 + gi, prow = t.ty * p.pb + pr, pcol = t.tx * p.pcb + pc;
     if (img >= p.n || prow >= p.ph || pcol >= p.pw) continue;
-    const float* src = ct + ch * p.ct_stride + (gi * p.crb + pr * p.ps) * p.cwk + pc * p.ps;
-    float m = src[0];
-    for (int i = 0; i < p.win; ++i)
-      for (int j = 0; j < p.win; ++j) m = fmaxf(m, src[i * p.cwk + j]);
-    const float v = m + (bias ? bias[ch] : 0.f);
-    y[((static_cast<size_t>(img) * p.k + ch) * p.ph + prow) * p.pw + pcol] = from_float<TOut>(v > 0.f ? v : 0.f);
+    pool_window(ct + ch * p.ct_stride + (gi * p.crb + pr * p.ps) * p.cwk + pc * p.ps, p.cwk, p.win,
+                bias ? bias[ch] : 0.f, y + ((static_cast<size_t>(img) * p.k + ch) * p.ph + prow) * p.pw + pcol);
   }
 }
 

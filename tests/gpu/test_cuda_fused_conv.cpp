@@ -5,6 +5,7 @@
 
 #include "cuda_compare.h"
 #include "engine/backend/backend.h"
+#include "engine/core/float_convert.h"
 #include "engine/planner/plan.h"
 #include "engine/profile/tuning_cache.h"
 #include "engine/registry/node_runner.h"
@@ -158,6 +159,86 @@ TEST_CASE("cuda FusedConv times its tile configurations once and keeps the winne
   const std::string text = read_text(tuning_cache_path(make_backend(kernel_set::kCuda, Options{})->device_name()));
   CHECK(text.find("fused_conv_") != std::string::npos);
   CHECK(text.find("37,4,40,40/16,7/0/4,4/bfloat16") != std::string::npos);
+}
+
+}  // namespace ie::test
+
+namespace ie::test {
+
+// Whether the stacked kernel takes a shape in a mode: one M tile of output channels (k <= 16) and K in at most 16
+// k-steps of 8 words (words of two 16-bit taps, or one tf32 tap), over c channels x (dy + r - 1) rows of taps;
+// in tf32 mode only products of at least 64 terms (shorter ones keep fp32's accuracy, on FFMA).
+bool stacked_takes(const FusedCase& c, Precision p) {
+  if (p == Precision::tf32 && c.x[1] * c.r * c.r < 64) return false;
+  int kp = 1;
+  while (kp < c.k) kp *= 2;
+  const int e = p == Precision::tf32 ? 1 : 2;
+  const int rp = static_cast<int>((c.r + e - 1) / e * e), rows = 16 / std::min(kp, 16) + static_cast<int>(c.r) - 1;
+  const int ksteps = (static_cast<int>(c.x[1]) * rows * rp / e + 7) / 8;
+  return c.k <= 16 && ksteps <= 16;
+}
+
+// Every configuration of the stacked kernel (weights on the MMA's M side, k <= 16), forced one at a time, on the
+// shapes that reach each of its paths: pooling in registers across lanes (kp 1, 2, 4), inside the lane (kp 8) and
+// over row blocks (kp 16), no pool, an overlapping pool (through shared memory), padding (row staging) and none
+// (flat staging), odd batches. A configuration that does not take a shape must decline it, not run it wrongly.
+TEST_CASE("cuda FusedConv: every stacked configuration matches the CPU in every Tensor Core mode") {
+  IE_REQUIRE_GPU();
+  const std::vector<FusedCase> cases = {
+      {{1, 1, 86, 86}, 4, 7, 0, 2, 2},     // conv1, batch 1 (kp 4: rows combined across lanes)
+      {{1001, 1, 86, 86}, 4, 7, 0, 2, 2},  // conv1, odd large batch
+      {{7, 4, 40, 40}, 16, 7, 0, 4, 4},    // conv2 (kp 16: window over row blocks)
+      {{5, 3, 13, 11}, 5, 3, 1, 2, 2},     // kp 8: window rows inside the lane; padding 1
+      {{2, 2, 23, 19}, 2, 5, 0, 2, 2},     // kp 2
+      {{3, 1, 21, 37}, 1, 3, 1, 4, 4},     // kp 1, window 4
+      {{2, 2, 20, 21}, 16, 3, 1, 2, 2},    // kp 16, window 2
+      {{2, 1, 17, 19}, 12, 5, 2, 0, 0},    // no pool
+      {{2, 2, 19, 23}, 2, 5, 0, 3, 2},     // overlapping pool: the shared-memory epilogue
+  };
+  const char* configs[] = {"stk_w4_n4_px1024", "stk_w8_n5_px6400", "stk_w8_n2_px6400", "stk_w8_n4_px4096"};
+  for (Precision p : {Precision::bf16, Precision::fp16, Precision::tf32})
+    for (const FusedCase& c : cases) {
+      const std::string what = describe(c);
+      const std::vector<Tensor> in = inputs_of(c, what);
+      const Graph g = graph_of(c, in, "stacked");
+      const std::vector<Tensor> want = run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}});
+      const bool taken = stacked_takes(c, p);
+      for (const char* config : configs) {
+        INFO(what, " in ", precision_name(p), " with ", config);
+        ScopedEnv env("IE_FUSED_CONV_CONFIG", config);
+        if (!taken) {  // declined with the reason; no other set runs a pooled FusedConv built as one node
+          CHECK_THROWS_WITH(served_by(g, c.x, p), doctest::Contains("is not a configuration for this shape"));
+          continue;
+        }
+        CHECK(served_by(g, c.x, p) == kernel_set::kCuda);
+        check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", in[0]}}), want, tolerance_of(p));
+      }
+    }
+}
+
+// A NaN in the input reaches the pooled outputs over it (max and ReLU keep NaN, as the unfused ops do) and no other
+// image's outputs.
+TEST_CASE("cuda FusedConv keeps NaN through the pool and ReLU in every configuration") {
+  IE_REQUIRE_GPU();
+  const FusedCase c{{3, 1, 86, 86}, 4, 7, 0, 2, 2};
+  std::vector<Tensor> in = inputs_of(c, "nan");
+  in[0].data_as<float>()[86 * 86 + 40 * 86 + 40] = NAN;  // image 1, row 40, column 40
+  const Graph g = graph_of(c, in, "nan");
+  for (const char* config : {"stk_w4_n4_px1024", "stk_w8_n5_px6400", "w8_m4_px1024", "w4_m2_px512"})
+    for (Precision p : {Precision::bf16, Precision::fp32}) {
+      if (p == Precision::fp32 && config[0] == 's') continue;  // strict fp32 has no stacked kernel
+      INFO(config, " in ", precision_name(p));
+      ScopedEnv env("IE_FUSED_CONV_CONFIG", config);
+      const std::vector<Tensor> out = run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", in[0]}});
+      const Tensor y = convert_floats(out[0], DType::Float32);
+      const int64_t per_image = 4 * 40 * 40;
+      int64_t nan_in[3] = {0, 0, 0};
+      for (int64_t i = 0; i < y.numel(); ++i)
+        if (std::isnan(y.data_as<float>()[i])) ++nan_in[i / per_image];
+      CHECK(nan_in[0] == 0);
+      CHECK(nan_in[1] > 0);
+      CHECK(nan_in[2] == 0);
+    }
 }
 
 }  // namespace ie::test

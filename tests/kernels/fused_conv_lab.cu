@@ -8,6 +8,8 @@
 // Run:
 //   ./fused_conv_lab                 validate, then time conv1/conv2 at batch 10000 and 1000
 //   ./fused_conv_lab --check-only    validate only;   --batch N   time at batch N only;   --csv PATH
+//   --filter S    only the runs whose "variant config tin->tout" contains S;   --no-validate   timing only
+//                 (for ncu: `--filter "mma_bf16 w8_m4_px1024 bf16->bf16" --no-validate --batch 10000`)
 //   ./fused_conv_lab --emulate       CPU only: replay the kernels' index functions with an MMA emulated from the
 //                                    PTX ISA fragment tables (needs no GPU)
 //   --peak-tflops X (bf16/fp16, default 790)  --peak-tflops-tf32 X (395)  --peak-tflops-fp32 X (60)
@@ -62,6 +64,7 @@
 #include <vector>
 
 #include "layers/fused_conv/fused_conv_cuda.cuh"
+#include "layers/fused_conv/fused_conv_stacked.cuh"
 
 namespace fc = ie::fused_conv;
 using fc::ConvPoolShape;
@@ -336,6 +339,19 @@ bool emulated_mma(double (&acc)[32][4], const uint32_t (&a)[32][4], const uint2 
   return true;
 }
 
+// The float64 reference on the operands as the kernel rounds them (inputs and weights to Word's type).
+template <class Word>
+std::vector<double> rounded_reference(const ConvPoolShape& s, const Data& d) {
+  auto q = [](float v) {
+    const float pair[2] = {v, 0.f};
+    return Word::unpack(Word::pack(pair), 0);
+  };
+  std::vector<float> xq(d.x.size()), wq(d.w.size());
+  std::transform(d.x.begin(), d.x.end(), xq.begin(), q);
+  std::transform(d.w.begin(), d.w.end(), wq.begin(), q);
+  return reference(s, xq, wq, d.b);
+}
+
 struct EmuConfig {
   const char* name;
   int warps, mtiles, target_pixels;
@@ -420,15 +436,7 @@ bool emulate_case(const Case& cs, Variant v, const EmuConfig& cfg, uint64_t seed
     }
     fc::pool_store(p, ct.data(), d.b.data(), y.data(), t, 0, 1);
   }
-  // Reference on the operands as the kernel rounds them (inputs and weights), in float64.
-  auto q = [](float v) {
-    const float pair[2] = {v, 0.f};
-    return Word::unpack(Word::pack(pair), 0);
-  };
-  std::vector<float> xq(d.x.size()), wq(d.w.size());
-  std::transform(d.x.begin(), d.x.end(), xq.begin(), q);
-  std::transform(d.w.begin(), d.w.end(), wq.begin(), q);
-  const Errors e = compare(y, reference(s, xq, wq, d.b));
+  const Errors e = compare(y, rounded_reference<Word>(s, d));
   const double tol = v == Variant::kFfma ? 1e-5 : 1e-6;
   ok = ok && e.non_finite == 0 && e.rel_l2 <= tol && e.max_rel <= tol;
   const char* vname = v == Variant::kFfma      ? "ffma"
@@ -438,6 +446,149 @@ bool emulate_case(const Case& cs, Variant v, const EmuConfig& cfg, uint64_t seed
   printf("%s  emulate %-5s %-12s %-36s g=%d pb=%d pcb=%d tiles=%d rel_l2 %.2e max_rel %.2e unwritten %zu (tol %.0e)\n",
          ok ? "PASS" : "FAIL", vname, cfg.name, cs.name, p.g, p.pb, p.pcb, p.tiles, e.rel_l2, e.max_rel, e.non_finite,
          tol);
+  return ok;
+}
+
+// FastDiv against plain division: every divisor 1..4096 on edge dividends, then random pairs up to 2^31 - 1.
+bool fastdiv_self_check() {
+  std::mt19937_64 rng(99);
+  int bad = 0;
+  auto check = [&](int n, int d) {
+    const fc::FastDiv f(d);
+    const int q = f.div(n);
+    if (q != n / d || f.mod(n, q) != n % d) ++bad;
+  };
+  for (int d = 1; d <= 4096; ++d)
+    for (int n : {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, 12345 * d - 1, 2147483647, 2147483646, 1 << 30})
+      if (n >= 0) check(n, d);
+  for (int i = 0; i < 2000000; ++i) check(static_cast<int>(rng() & 0x7fffffff), 1 + static_cast<int>(rng() % 100000));
+  printf("%s  FastDiv against division (%d mismatches)\n", bad ? "FAIL" : "PASS", bad);
+  return bad == 0;
+}
+
+// Replays one launch of the stacked kernel tile by tile and unit by unit, with the kernel's own index functions
+// and the MMA from the PTX ISA fragment tables.
+template <class Word>
+bool emulate_stacked_case(const Case& cs, Variant v, int nw, int target_pixels, uint64_t seed) {
+  const ConvPoolShape& s = cs.s;
+  const Data d = make_live_data(s, seed);
+  fc::StackedPlan p;
+  std::string why;
+  if (!fc::make_stacked_plan(s, v, nw, target_pixels, fc::kDefaultSmemLimit, &p, &why)) {
+    printf("n/a   emulate stacked nw=%d %-36s: %s\n", nw, cs.name, why.c_str());
+    return true;
+  }
+  std::vector<unsigned char> wpk(fc::stacked_weight_bytes(s, v) + 16);
+  fc::stacked_pack_weights(s, v, d.w.data(), wpk.data());
+  const uint4* w4 = reinterpret_cast<const uint4*>(wpk.data());
+  const size_t in_words = static_cast<size_t>(p.g) * p.img_words;
+  std::vector<uint32_t> s_in(in_words);
+  std::vector<float> ct(static_cast<size_t>(p.k) * p.ct_stride);
+  std::vector<float> y(out_count(s), NAN);
+  const uint32_t kPoison = 0xDEADBEEFu;
+  bool ok = true;
+  for (int tile = 0; tile < p.tiles && ok; ++tile) {
+    const fc::TileCoord t = fc::stacked_tile_coord(p, tile);
+    std::fill(s_in.begin(), s_in.end(), kPoison);
+    std::fill(ct.begin(), ct.end(), 1e30f);
+    if (p.flat)
+      fc::stacked_stage_flat<Word>(p, d.x.data(), t, s_in.data(), 0, 1);
+    else
+      for (int lane = 0; lane < 32; ++lane) fc::stacked_stage<Word>(p, d.x.data(), t, s_in.data(), 0, 1, lane);
+    if (std::count(s_in.begin(), s_in.end(), kPoison)) {
+      printf("  staging left words unwritten (tile %d)\n", tile);
+      ok = false;
+      break;
+    }
+    if constexpr (Word::kE == 2) {  // 16-bit input of the operand's type takes the paired-load path: same words
+      using T16 = std::conditional_t<std::is_same_v<Word, fc::WordF16>, __half, __nv_bfloat16>;
+      std::vector<T16> x16(d.x.size());
+      for (size_t i = 0; i < x16.size(); ++i) x16[i] = fc::from_float<T16>(d.x[i]);
+      std::vector<uint32_t> s_in16(in_words, kPoison);
+      if (p.flat)
+        fc::stacked_stage_flat<Word>(p, x16.data(), t, s_in16.data(), 0, 1);
+      else
+        for (int lane = 0; lane < 32; ++lane) fc::stacked_stage<Word>(p, x16.data(), t, s_in16.data(), 0, 1, lane);
+      if (s_in16 != s_in) {
+        printf("  16-bit staging differs from the generic one (tile %d)\n", tile);
+        ok = false;
+        break;
+      }
+    }
+    for (int u = 0; u < p.units && ok; ++u) {
+      fc::StackedUnit su[32];
+      fc::PoolDst<float> dst[32];
+      for (int lane = 0; lane < 32; ++lane) {
+        su[lane] = fc::stacked_unit(p, u, lane);
+        dst[lane] = fc::pool_dst(p, t, su[lane], lane, d.b.data(), y.data());
+      }
+      for (int q = 0; q < p.groups && ok; ++q)
+        for (int j = 0; j < nw && ok; ++j) {
+          const int col0 = q * nw * 8;
+          float pm[32][4];
+          for (int rr = 0; rr < p.rpu && ok; ++rr) {
+            double acc[32][4] = {};
+            for (int ks = 0; ks < p.ksteps && ok; ++ks) {
+              uint32_t a[32][4];
+              uint2 b[32];
+              for (int lane = 0; lane < 32; ++lane) {
+                const uint4 av = w4[ks * 32 + lane];
+                a[lane][0] = av.x, a[lane][1] = av.y, a[lane][2] = av.z, a[lane][3] = av.w;
+                const int2 ko = fc::stacked_kofs_entry(p, ks, lane & 3);
+                const long row = su[lane].base + col0 + rr * p.dy * p.ws;
+                const long i0 = row + ko.x + 8 * j, i1 = row + ko.y + 8 * j;
+                if (i0 < 0 || i1 < 0 || static_cast<size_t>(i0) >= in_words || static_cast<size_t>(i1) >= in_words) {
+                  printf("  B gather out of the staged tile: %ld / %ld of %zu\n", i0, i1, in_words);
+                  ok = false;
+                  break;
+                }
+                b[lane] = make_uint2(s_in[i0], s_in[i1]);
+              }
+              if (ok && !emulated_mma<Word>(acc, a, b)) {
+                printf("  fragments do not cover the MMA operands exactly once\n");
+                ok = false;
+              }
+            }
+            for (int lane = 0; lane < 32; ++lane)
+              for (int i = 0; i < 4; ++i)
+                pm[lane][i] = rr ? fc::nan_max(pm[lane][i], float(acc[lane][i])) : float(acc[lane][i]);
+          }
+          if (!p.reg_pool) {
+            for (int lane = 0; lane < 32; ++lane) fc::stacked_store(p, ct.data(), su[lane], col0, j, lane, pm[lane]);
+          } else if (p.win == 1) {
+            for (int lane = 0; lane < 32; ++lane) {
+              const int col = col0 + 8 * j + 2 * (lane & 3);
+              fc::pool_write(dst[lane], col, pm[lane][0], pm[lane][2]);
+              fc::pool_write(dst[lane], col + 1, pm[lane][1], pm[lane][3]);
+            }
+          } else {  // the kernel's shuffles, lane by lane in lockstep
+            float v[32], w[32], v2[32], w2[32];
+            for (int l = 0; l < 32; ++l)
+              v[l] = fc::nan_max(pm[l][0], pm[l][1]), w[l] = fc::nan_max(pm[l][2], pm[l][3]);
+            auto xor_step = [&](int mask) {
+              for (int l = 0; l < 32; ++l)
+                v2[l] = fc::nan_max(v[l], v[l ^ mask]), w2[l] = fc::nan_max(w[l], w[l ^ mask]);
+              std::copy(v2, v2 + 32, v), std::copy(w2, w2 + 32, w);
+            };
+            for (int i = 0; i < p.rp_nm; ++i) xor_step(p.rp_mask[i]);
+            if (p.rp_inlane)
+              for (int l = 0; l < 32; ++l) v[l] = w[l] = fc::nan_max(v[l], w[l]);
+            for (int i = 0; i < p.rp_nc; ++i) xor_step(1 << i);
+            for (int lane = 0; lane < 32; ++lane)
+              fc::pool_write(dst[lane], (col0 + 8 * j + 2 * (lane & 3)) >> p.log2w, v[lane], w[lane]);
+          }
+        }
+    }
+    if (!p.reg_pool) fc::stacked_pool_store(p, ct.data(), d.b.data(), y.data(), t, 0, 1);
+  }
+  const Errors e = compare(y, rounded_reference<Word>(s, d));
+  const double tol = 1e-6;
+  ok = ok && e.non_finite == 0 && e.rel_l2 <= tol && e.max_rel <= tol;
+  const char* vname = v == Variant::kTf32 ? "tf32" : v == Variant::kMmaBf16 ? "bf16" : "f16";
+  printf("%s  emulate stacked %-4s nw=%d px%-5d %-36s kp=%d dy=%d ks=%d %s%s rpu=%d g=%d pb=%d pcb=%d units=%d "
+         "tiles=%d rel_l2 %.2e unwritten %zu\n",
+         ok ? "PASS" : "FAIL", vname, nw, target_pixels, cs.name, p.kp, p.dy, p.ksteps, p.reg_pool ? "regpool" : "smempool", p.flat ? " flat" : "",
+         p.rpu, p.g, p.pb, p.pcb, p.units, p.tiles, e.rel_l2, e.non_finite);
   return ok;
 }
 
@@ -452,6 +603,15 @@ int run_emulation() {
       {"c4_31x29_k16_r7_pool2", {1, 4, 31, 29, 16, 7, 0, 2, 2}},
       {"c16_12x12_k64_r7_p3_pool2", {1, 16, 12, 12, 64, 7, 3, 2, 2}},
       {"c1_5x6_k1_r3_nopool n=5", {5, 1, 5, 6, 1, 3, 0, 0, 0}},
+      {"c3_13x11_k5_r3_p1_pool2 n=3 (kp 8)", {3, 3, 13, 11, 5, 3, 1, 2, 2}},
+      {"c2_19x23_k2_r5_pool3s2 n=2 (kp 2)", {2, 2, 19, 23, 2, 5, 0, 3, 2}},
+      {"c1_40x140_k4_r7_p3_pool2 (colblocks)", {1, 1, 40, 140, 4, 7, 3, 2, 2}},
+      {"c1_21x37_k1_r3_p1_pool4 n=2 (kp 1)", {2, 1, 21, 37, 1, 3, 1, 4, 4}},
+      {"c2_23x19_k2_r5_pool2 (kp 2)", {1, 2, 23, 19, 2, 5, 0, 2, 2}},
+      {"c1_30x30_k7_r3_pool8 (kp 8, window 8)", {1, 1, 30, 30, 7, 3, 0, 8, 8}},
+      {"c2_20x21_k16_r3_p1_pool2 (kp 16)", {1, 2, 20, 21, 16, 3, 1, 2, 2}},
+      {"c1_17x19_k12_r5_p2_nopool (kp 16)", {2, 1, 17, 19, 12, 5, 2, 0, 0}},
+      {"c3_15x15_k3_r3_nopool (kp 4)", {2, 3, 15, 15, 3, 3, 0, 0, 0}},
   };
   const EmuConfig cfgs[] = {
       {fc::ConvTileSmall::kName, fc::ConvTileSmall::kWarps, fc::ConvTileSmall::kMTiles,
@@ -476,6 +636,13 @@ int run_emulation() {
       failures += !emulate_case<fc::WordTf32>(cs, Variant::kTf32, cfg, seed);
       failures += !emulate_case<fc::WordF32>(cs, Variant::kFfma, cfg, seed);
     }
+    for (int nw : {1, 2, 5})
+      for (int px : {48, 2048}) {
+        ++seed;
+        failures += !emulate_stacked_case<fc::WordBf16>(cs, Variant::kMmaBf16, nw, px, seed);
+        failures += !emulate_stacked_case<fc::WordF16>(cs, Variant::kMmaF16, nw, px, seed);
+        failures += !emulate_stacked_case<fc::WordTf32>(cs, Variant::kTf32, nw, px, seed);
+      }
   }
   // The supported() boundary.
   const struct {
@@ -529,11 +696,26 @@ struct Run {
   const char* config;
   DT tin, tout;
   LaunchFn launch;
+  bool stacked = false;  // the stacked kernel (fused_conv_stacked.cuh): its own weight layout and range
 };
 
 template <Variant V, class Cfg, class TIn, class TOut>
 Run make_run(const char* name) {
   return {V, name, Cfg::kName, dt_of<TIn>(), dt_of<TOut>(), &launch_erased<V, Cfg, TIn, TOut>};
+}
+
+template <Variant V, class Cfg, class TIn, class TOut>
+cudaError_t launch_stacked_erased(const ConvPoolShape& s, const void* x, const void* w, const float* b, void* y,
+                                  cudaStream_t st) {
+  using Word = std::conditional_t<V == Variant::kTf32, fc::WordTf32,
+                                  std::conditional_t<V == Variant::kMmaF16, fc::WordF16, fc::WordBf16>>;
+  return fc::launch_fused_conv_stacked<Cfg, Word, TIn, TOut>(s, V, static_cast<const TIn*>(x), w, b,
+                                                             static_cast<TOut*>(y), st);
+}
+
+template <Variant V, class Cfg, class TIn, class TOut>
+Run make_stacked_run(const char* name) {
+  return {V, name, Cfg::kName, dt_of<TIn>(), dt_of<TOut>(), &launch_stacked_erased<V, Cfg, TIn, TOut>, true};
 }
 
 std::vector<Run> all_runs() {
@@ -555,6 +737,15 @@ std::vector<Run> all_runs() {
       make_run<Variant::kMmaF16, L, float, float>("mma_f16"),
       make_run<Variant::kMmaF16, S, __half, __half>("mma_f16"),
       make_run<Variant::kMmaF16, L, __half, __half>("mma_f16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW8N2, bf16, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW8N4, bf16, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW8N5, bf16, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW4N4, bf16, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW8N5, float, float>("stk_bf16"),
+      make_stacked_run<Variant::kMmaF16, fc::StackedW8N5, __half, __half>("stk_f16"),
+      make_stacked_run<Variant::kMmaF16, fc::StackedW8N4, __half, __half>("stk_f16"),
+      make_stacked_run<Variant::kTf32, fc::StackedW8N5, float, float>("stk_tf32"),
+      make_stacked_run<Variant::kTf32, fc::StackedW8N4, float, float>("stk_tf32"),
   };
 }
 
@@ -585,9 +776,12 @@ std::shared_ptr<DeviceBuf> upload(const void* src, size_t bytes) {
   return b;
 }
 
-std::shared_ptr<DeviceBuf> packed_weights(const ConvPoolShape& s, Variant v, const std::vector<float>& w) {
-  std::vector<unsigned char> host(fc::packed_weight_bytes(s, v));
-  fc::pack_weights(s, v, w.data(), host.data());
+std::shared_ptr<DeviceBuf> packed_weights(const ConvPoolShape& s, const Run& r, const std::vector<float>& w) {
+  std::vector<unsigned char> host(r.stacked ? fc::stacked_weight_bytes(s, r.v) : fc::packed_weight_bytes(s, r.v));
+  if (r.stacked)
+    fc::stacked_pack_weights(s, r.v, w.data(), host.data());
+  else
+    fc::pack_weights(s, r.v, w.data(), host.data());
   return upload(host.data(), host.size());
 }
 
@@ -627,7 +821,7 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream) {
     DeviceBuf y(out_count(s) * 4);
     std::map<DT, std::shared_ptr<DeviceBuf>> x_dev;
     std::map<DT, std::vector<double>> refs;
-    std::map<Variant, std::shared_ptr<DeviceBuf>> w_dev;
+    std::map<std::pair<Variant, bool>, std::shared_ptr<DeviceBuf>> w_dev;
     std::map<std::pair<DT, Variant>, std::vector<double>> rounded_refs;
     const bool conditioned = s.c * s.r * s.r >= kConditionedK;
     for (const Run& r : runs) {
@@ -638,10 +832,20 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream) {
         x_dev[r.tin] = upload(bytes.data(), bytes.size());
         refs[r.tin] = reference(s, xq, d.w, d.b);
       }
-      if (!w_dev.count(r.v)) w_dev[r.v] = packed_weights(s, r.v, d.w);
+      if (r.stacked) {
+        fc::StackedPlan sp;
+        std::string no;
+        if (!fc::make_stacked_plan(s, r.v, 1, 1, fc::kDefaultSmemLimit, &sp, &no)) {
+          printf("n/a   %-8s %-16s %-34s n=%-5d the stacked kernel does not take it: %s\n", r.variant, r.config,
+                 cs.name, s.n, no.c_str());
+          continue;
+        }
+      }
+      const auto wkey = std::make_pair(r.v, r.stacked);
+      if (!w_dev.count(wkey)) w_dev[wkey] = packed_weights(s, r, d.w);
       const size_t out_bytes = out_count(s) * dt_size(r.tout);
       CUDA_CHECK(cudaMemsetAsync(y.p, 0xFF, out_bytes, stream));  // NaN in every type: unwritten outputs show
-      CUDA_CHECK(r.launch(s, x_dev[r.tin]->p, w_dev[r.v]->p, static_cast<const float*>(bias->p), y.p, stream));
+      CUDA_CHECK(r.launch(s, x_dev[r.tin]->p, w_dev[wkey]->p, static_cast<const float*>(bias->p), y.p, stream));
       CUDA_CHECK(cudaStreamSynchronize(stream));
       std::vector<unsigned char> host(out_bytes);
       CUDA_CHECK(cudaMemcpy(host.data(), y.p, out_bytes, cudaMemcpyDeviceToHost));
@@ -664,7 +868,7 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream) {
       failures += !ok;
       char max_tol[16] = "-";
       if (t.max_rel >= 0) snprintf(max_tol, sizeof max_tol, "%.0e", t.max_rel);
-      printf("%s  %-8s %-12s %4s->%-4s %-34s n=%-5d rounded-operand rel_l2 %.2e | rel_l2 %.2e max_rel %.2e "
+      printf("%s  %-8s %-16s %4s->%-4s %-34s n=%-5d rounded-operand rel_l2 %.2e | rel_l2 %.2e max_rel %.2e "
              "unwritten %zu (tol %.0e / %s%s)\n",
              ok ? "PASS" : "FAIL", r.variant, r.config, dt_name(r.tin), dt_name(r.tout), cs.name, s.n, eq.rel_l2,
              e.rel_l2, e.max_rel, e.non_finite, t.rel_l2, max_tol, conditioned ? "" : "; K < 16: (a) only");
@@ -719,7 +923,8 @@ int time_runs(const std::vector<Run>& runs, const std::vector<int>& batches, con
           bufs.push_back(std::make_shared<DeviceBuf>(in_count(s) * dt_size(r.tin)));
           fill(bufs.back()->p, r.tin, in_count(s), 0x1234u + 977u * i);
         }
-        auto w = packed_weights(s, r.v, d.w);
+        if (r.stacked && !fc::stacked_unsupported(s, r.v).empty()) continue;
+        auto w = packed_weights(s, r, d.w);
         for (int i = 0; i < kWarmup; ++i)
           CUDA_CHECK(r.launch(s, bufs[i % kBuffers]->p, w->p, static_cast<const float*>(bias->p), y.p, stream));
         std::vector<cudaEvent_t> ev(2 * kReps);
@@ -741,7 +946,7 @@ int time_runs(const std::vector<Run>& runs, const std::vector<int>& batches, con
                             : r.v == Variant::kTf32 ? peaks.tflops_tf32
                                                     : peaks.tflops16;
         char line[256], csv[256];
-        snprintf(line, sizeof line, "%-8s %-12s %4s->%-4s %-5s %6d %9.4f %8.1f %6.1f%% %8.0f %6.1f%%", r.variant,
+        snprintf(line, sizeof line, "%-8s %-16s %4s->%-4s %-5s %6d %9.4f %8.1f %6.1f%% %8.0f %6.1f%%", r.variant,
                  r.config, dt_name(r.tin), dt_name(r.tout), sname, batch, med, tflops, 100 * tflops / peak, gbps,
                  100 * gbps / peaks.gbps);
         snprintf(line + strlen(line), sizeof line - strlen(line), "  (min %.4f max %.4f)", ms.front(), ms.back());
@@ -759,7 +964,8 @@ int time_runs(const std::vector<Run>& runs, const std::vector<int>& batches, con
 // ---- main --------------------------------------------------------------------------------------------------
 
 int main(int argc, char** argv) {
-  bool check_only = false, emulate = false;
+  bool check_only = false, emulate = false, no_validate = false;
+  std::string filter;
   std::vector<int> batches = {10000, 1000};
   std::string csv_path;
   Peaks peaks;
@@ -776,6 +982,10 @@ int main(int argc, char** argv) {
       check_only = true;
     else if (a == "--emulate")
       emulate = true;
+    else if (a == "--no-validate")
+      no_validate = true;
+    else if (a == "--filter")
+      filter = next();
     else if (a == "--batch")
       batches = {atoi(next())};
     else if (a == "--csv")
@@ -790,13 +1000,14 @@ int main(int argc, char** argv) {
       peaks.gbps = atof(next());
     else {
       fprintf(stderr,
-              "usage: %s [--check-only] [--emulate] [--batch N] [--csv PATH] [--peak-tflops X] "
+              "usage: %s [--check-only] [--emulate] [--no-validate] [--filter S] [--batch N] [--csv PATH] [--peak-tflops X] "
               "[--peak-tflops-tf32 X] [--peak-tflops-fp32 X] [--peak-gbps X]\n",
               argv[0]);
       return 2;
     }
   }
   int failures = reference_self_check() ? 0 : 1;
+  failures += fastdiv_self_check() ? 0 : 1;
   int devices = 0;
   const cudaError_t dev_err = cudaGetDeviceCount(&devices);
   if (emulate || dev_err != cudaSuccess || devices == 0) {
@@ -817,13 +1028,17 @@ int main(int argc, char** argv) {
   cudaStream_t stream;
   // A blocking stream: ordered after the uploads (pageable cudaMemcpy) and fills on the legacy default stream.
   CUDA_CHECK(cudaStreamCreate(&stream));
-  const std::vector<Run> runs = all_runs();
-  failures += validate(runs, stream);
+  std::vector<Run> runs;
+  for (const Run& r : all_runs()) {  // --filter: a substring of "variant config tin->tout"
+    const std::string id = std::string(r.variant) + " " + r.config + " " + dt_name(r.tin) + "->" + dt_name(r.tout);
+    if (filter.empty() || id.find(filter) != std::string::npos) runs.push_back(r);
+  }
+  if (!no_validate) failures += validate(runs, stream);
   std::vector<Timing> rows;
   if (!check_only) {
     printf("== timing: median of 50 launches after 5 warm-ups, inputs rotated over 3 buffers ==\n");
     time_runs(runs, batches, peaks, stream, &rows);
-    printf("\n%-8s %-12s %-10s %-5s %6s %9s %8s %7s %8s %7s\n", "variant", "config", "types", "shape", "batch", "ms",
+    printf("\n%-8s %-16s %-10s %-5s %6s %9s %8s %7s %8s %7s\n", "variant", "config", "types", "shape", "batch", "ms",
            "TFLOP/s", "%peak", "GB/s", "%peak");
     for (const auto& r : rows) printf("%s\n", r.line.c_str());
   }
