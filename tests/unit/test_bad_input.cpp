@@ -2,9 +2,15 @@
 // the thing that was wrong (the node and op, the input, the file).
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
+#include <climits>
 #include <fstream>
+#include <functional>
 
 #include "engine/core/error.h"
+#include "engine/core/parallel.h"
+#include "engine/io/tensor_file.h"
 #include "model_builder.h"
 
 using namespace ie;
@@ -170,4 +176,87 @@ TEST_CASE("bad input: out-of-range external data names the range, the file and t
   CHECK(contains(msg, "[0, 16)"));
   CHECK(contains(msg, "weights.bin"));
   CHECK(contains(msg, "10 bytes"));
+}
+
+// --- Hostile models (hardening): every size a model claims is checked, and checked before anything is allocated.
+
+namespace {
+
+constexpr int64_t k2p31 = int64_t(1) << 31;
+
+// Plans the model at its declared shapes on the CPU (what `inspect` does) and returns the BadInput message.
+std::string plan_message(const std::string& path, const Options& options = Options{"cpu"}) {
+  return bad_input_message([&] { Engine::load(path, options).describe({}); });
+}
+
+// A model whose one input x[1] is added to the output of `op` on constant inputs.
+std::string write_op_model(const std::string& tag, const std::function<void(ModelBuilder&)>& add_nodes) {
+  ModelBuilder b;
+  b.input("x", {1}).output("y");
+  add_nodes(b);
+  b.node("Add", {"big", "x"}, {"y"});
+  return b.write(test::temp_dir(tag));
+}
+
+// Kind and message of the Error that `fn` throws.
+template <class Fn>
+std::pair<ErrorKind, std::string> error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return {e.kind(), e.what()};
+  }
+  FAIL("no ie::Error was thrown");
+  return {ErrorKind::CheckFailed, ""};
+}
+
+}  // namespace
+
+TEST_CASE("hostile: ConstantOfShape [2^31, 2^31] fails at plan time instead of wrapping the arena's byte count") {
+  auto path = write_op_model("cos_overflow", [](ModelBuilder& b) {
+    b.initializer_i64("shape", {2}, {k2p31, k2p31});
+    b.node("ConstantOfShape", {"shape"}, {"big"}).set_name("cos");
+  });
+  std::string msg = plan_message(path);
+  CHECK(contains(msg, "node 'cos' (ConstantOfShape)"));
+  CHECK(contains(msg, "overflows 64 bits"));
+}
+
+TEST_CASE("hostile: Expand to [2^31, 2^31] and Tile by [2^62, 2^62] fail naming the node") {
+  auto expand = write_op_model("expand_overflow", [](ModelBuilder& b) {
+    b.initializer("one", {1, 1}, {1.f});
+    b.initializer_i64("shape", {2}, {k2p31, k2p31});
+    b.node("Expand", {"one", "shape"}, {"big"}).set_name("expand");
+  });
+  std::string msg = plan_message(expand);
+  CHECK(contains(msg, "node 'expand' (Expand)"));
+  CHECK(contains(msg, "overflows 64 bits"));
+  auto tile = write_op_model("tile_overflow", [](ModelBuilder& b) {
+    b.initializer("four", {2, 2}, {1.f, 2.f, 3.f, 4.f});
+    b.initializer_i64("repeats", {2}, {int64_t(1) << 62, int64_t(1) << 62});
+    b.node("Tile", {"four", "repeats"}, {"big"}).set_name("tile");
+  });
+  msg = plan_message(tile);
+  CHECK(contains(msg, "node 'tile' (Tile)"));
+  CHECK(contains(msg, "overflows 64 bits"));
+}
+
+TEST_CASE("hostile: Split sizes and Range lengths that overflow are errors, not wrapped sizes") {
+  auto split = write_op_model("split_overflow", [](ModelBuilder& b) {
+    b.initializer("three", {3}, {1.f, 2.f, 3.f});
+    b.initializer_i64("sizes", {3}, {int64_t(1) << 62, int64_t(1) << 62, int64_t(1) << 62});
+    b.node("Split", {"three", "sizes"}, {"big", "b", "c"}).set_name("split");
+  });
+  std::string msg = plan_message(split);
+  CHECK(contains(msg, "node 'split' (Split)"));
+  CHECK(contains(msg, "overflows 64 bits"));
+  auto range = write_op_model("range_overflow", [](ModelBuilder& b) {
+    b.initializer_i64("start", {}, {INT64_MIN});
+    b.initializer_i64("limit", {}, {INT64_MAX});
+    b.initializer_i64("delta", {}, {1});
+    b.node("Range", {"start", "limit", "delta"}, {"big"}).set_name("range");
+  });
+  msg = plan_message(range);
+  CHECK(contains(msg, "node 'range' (Range)"));
+  CHECK(contains(msg, "does not fit in 64 bits"));
 }
