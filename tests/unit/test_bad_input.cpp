@@ -260,3 +260,58 @@ TEST_CASE("hostile: Split sizes and Range lengths that overflow are errors, not 
   CHECK(contains(msg, "node 'range' (Range)"));
   CHECK(contains(msg, "does not fit in 64 bits"));
 }
+
+TEST_CASE("hostile: an initializer claiming 2^40 floats with 4 bytes of raw_data fails before allocating") {
+  ModelBuilder b;
+  b.input("x", {1}).output("y");
+  b.node("Add", {"x", "w"}, {"y"});
+  auto* t = b.proto().mutable_graph()->add_initializer();
+  t->set_name("w");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(int64_t(1) << 40);  // 4 TiB: allocating first would fail with "cannot allocate", not this message
+  t->set_raw_data(std::string(4, '\0'));
+  std::string msg = bad_input_message([&] { Engine::load(b.write(test::temp_dir("short_raw")), Options{"cpu"}); });
+  CHECK(contains(msg, "initializer 'w'"));
+  CHECK(contains(msg, "raw_data holds 4 bytes"));
+}
+
+TEST_CASE("hostile: an external-data offset that is no number, or past 2^63, names the tensor and the key") {
+  for (const char* offset : {"abc", "1e23", "99999999999999999999999", "-4"}) {
+    auto dir = test::temp_dir("bad_offset");
+    ModelBuilder b;
+    b.external_data("weights.bin");
+    b.input("x", {-1, 4}).output("y");
+    b.initializer("w", {4}, {1.f, 2.f, 3.f, 4.f});
+    b.node("Add", {"x", "w"}, {"y"});
+    for (auto& kv : *b.proto().mutable_graph()->mutable_initializer(0)->mutable_external_data())
+      if (kv.key() == "offset") kv.set_value(offset);
+    std::string msg = bad_input_message([&] { Engine::load(b.write(dir), Options{"cpu"}); });
+    CHECK(contains(msg, "initializer 'w'"));
+    CHECK(contains(msg, std::string("external data 'offset' is \"") + offset + "\""));
+    CHECK(!contains(msg, "stoll"));
+  }
+}
+
+TEST_CASE("hostile: duplicate graph output names are an invalid model") {
+  ModelBuilder b;
+  b.input("x", {-1, 3}).output("probs").output("probs");
+  b.node("Relu", {"x"}, {"probs"});
+  std::string msg = bad_input_message([&] { Engine::load(b.write(test::temp_dir("dup_outputs")), Options{"cpu"}); });
+  CHECK(contains(msg, "graph output 'probs' is listed twice"));
+}
+
+TEST_CASE("hostile: a FIFO as model, external data or input is refused without opening it") {
+  auto dir = test::temp_dir("fifo");
+  const std::string fifo = (dir / "pipe").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string msg = bad_input_message([&] { Engine::load(fifo, Options{"cpu"}); });
+  CHECK(contains(msg, "not a regular file (a FIFO)"));
+  msg = bad_input_message([&] { read_tensor_file(fifo); });
+  CHECK(contains(msg, "not a regular file (a FIFO)"));
+  auto path = external_model(dir);
+  std::filesystem::remove(dir / "weights.bin");
+  REQUIRE(::mkfifo((dir / "weights.bin").c_str(), 0600) == 0);
+  msg = bad_input_message([&] { Engine::load(path, Options{"cpu"}); });
+  CHECK(contains(msg, "initializer 'w'"));
+  CHECK(contains(msg, "not a regular file (a FIFO)"));
+}
