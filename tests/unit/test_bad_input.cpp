@@ -261,6 +261,58 @@ TEST_CASE("hostile: Split sizes and Range lengths that overflow are errors, not 
   CHECK(contains(msg, "does not fit in 64 bits"));
 }
 
+TEST_CASE("hostile: a tensor beyond the single-tensor limit fails at plan time naming the node and the limit") {
+  // Pad by 2^40 (4 TiB of float32): refused before the kernel builds its index maps or anything is allocated.
+  ModelBuilder b;
+  b.input("x", {1, 4}).output("y");
+  b.initializer_i64("pads", {4}, {0, 0, 0, int64_t(1) << 40});
+  b.node("Pad", {"x", "pads"}, {"y"}).set_name("pad");
+  std::string msg = plan_message(b.write(test::temp_dir("pad_huge")));
+  CHECK(contains(msg, "node 'pad' (Pad) output 'y'"));
+  CHECK(contains(msg, "4.0 TiB"));
+  CHECK(contains(msg, "single-tensor limit of 16.0 GiB"));
+  CHECK(contains(msg, "--max-memory"));
+}
+
+TEST_CASE("hostile: Options::limits caps the arena and single tensors, and raising them lets the model run") {
+  ModelBuilder b;
+  b.input("x", {-1, 1024}).output("y");
+  b.node("Relu", {"x"}, {"r"}).set_name("relu");
+  b.node("Neg", {"r"}, {"y"});
+  auto path = b.write(test::temp_dir("limits"));
+  const std::map<std::string, Tensor> in{{"x", Tensor(DType::Float32, {1024, 1024})}};  // 4 MiB per tensor
+  Options tight{"cpu"};
+  tight.limits.max_arena_bytes = 6 << 20;
+  std::string msg = bad_input_message([&] { Engine::load(path, tight).create_session().run(in); });
+  CHECK(contains(msg, "memory limit of 6.0 MiB"));
+  Options one_tensor{"cpu"};
+  one_tensor.limits.max_tensor_bytes = 1 << 20;
+  msg = bad_input_message([&] { Engine::load(path, one_tensor).create_session().run(in); });
+  CHECK(contains(msg, "graph input 'x'"));
+  CHECK(contains(msg, "single-tensor limit of 1.0 MiB"));
+  Options raised{"cpu"};
+  raised.limits.max_arena_bytes = raised.limits.max_tensor_bytes = 64 << 20;
+  CHECK(Engine::load(path, raised).create_session().run(in).at("y").numel() == 1024 * 1024);
+}
+
+TEST_CASE("hostile: AveragePool whose kernel volume is absurd fails the per-op work limit at plan time") {
+  ModelBuilder b;
+  b.input("x", {1, 1, 4, 4}).output("y");
+  auto& pool = b.node("AveragePool", {"x"}, {"y"});
+  pool.set_name("pool");
+  test::add_ints_attr(pool, "kernel_shape", {k2p31, k2p31});
+  pool.add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("auto_pad");
+    a.set_type(onnx::AttributeProto::STRING);
+    a.set_s("SAME_UPPER");
+    return a;
+  }());
+  std::string msg = plan_message(b.write(test::temp_dir("pool_work")));
+  CHECK(contains(msg, "node 'pool' (AveragePool)"));
+  CHECK(contains(msg, "per-op limit"));
+}
+
 TEST_CASE("hostile: an initializer claiming 2^40 floats with 4 bytes of raw_data fails before allocating") {
   ModelBuilder b;
   b.input("x", {1}).output("y");
