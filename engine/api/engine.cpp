@@ -40,8 +40,8 @@ std::string plan_key(const std::map<std::string, Shape>& shapes, const BoundValu
 }
 
 void check_options(const Options& o) {
-  if (o.threads < 0) fail(ErrorKind::Usage, "threads must be >= 0, got ", o.threads);
   if (o.batch < 0) fail(ErrorKind::Usage, "batch must be >= 0, got ", o.batch);
+  check_cpu_threads(o.threads, "threads");
   if (o.limits.max_arena_bytes == 0 || o.limits.max_tensor_bytes == 0 || !(o.limits.max_op_flops > 0))
     fail(ErrorKind::Usage, "limits must be positive (max_arena_bytes, max_tensor_bytes, max_op_flops)");
 }

@@ -31,7 +31,7 @@ namespace ie {
 struct Options {
   std::string backend = "auto";    // "cpu", "cuda" (fused kernels, then the reference ones), "cuda-reference", "auto"
   Precision precision = Precision::fp32;  // each backend implements some modes; others are refused by name
-  int threads = 0;                 // CPU worker threads; 0 = all cores
+  int threads = 0;                 // CPU worker threads; 0 = all cores; at most 4x the hardware threads (1024)
   int64_t batch = 0;               // batch size to pre-plan for (0: plan on first run)
   bool fuse = true;                // apply the fusion rules
   std::vector<std::string> disabled_fusions;  // rule names to skip (also IE_DISABLE_FUSIONS=a,b)

@@ -367,3 +367,13 @@ TEST_CASE("hostile: a FIFO as model, external data or input is refused without o
   CHECK(contains(msg, "initializer 'w'"));
   CHECK(contains(msg, "not a regular file (a FIFO)"));
 }
+
+TEST_CASE("hostile: threads beyond the machine's bound are a usage error naming the bound") {
+  Options o{"cpu"};
+  o.threads = 100000;
+  auto [kind, msg] = error_of([&] { Engine::load(two_input_model().write(test::temp_dir("threads")), o); });
+  CHECK(kind == ErrorKind::Usage);
+  CHECK(contains(msg, "threads must be from 0 (all cores) to " + std::to_string(max_cpu_threads())));
+  CHECK(contains(msg, "got 100000"));
+  CHECK_NOTHROW(check_cpu_threads(max_cpu_threads(), "threads"));
+}
