@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "engine/core/dtype_dispatch.h"
+#include "layers/common/nan.h"
 #include "layers/common/window.h"
 
 namespace ie {
@@ -58,7 +59,8 @@ void max_pool(const T* in, int64_t channels, const Window& w, T* out, int64_t* i
           T best = std::numeric_limits<T>::lowest();
           int64_t arg = -1, a0 = 0, a1 = 0, a2 = 0;
           for_each_tap(w, y0, y1, y2, [&](int64_t off, int64_t i0, int64_t i1, int64_t i2) {
-            if (arg < 0 || src[off] > best) {
+            // NaN wins, as in numpy's max and PyTorch's max_pool: a NaN input must not vanish from the output.
+            if (arg < 0 || src[off] > best || (is_nan(src[off]) && !is_nan(best))) {
               best = src[off];
               arg = off, a0 = i0, a1 = i1, a2 = i2;
             }

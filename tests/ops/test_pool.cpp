@@ -100,6 +100,18 @@ TEST_CASE("MaxPool on uint8 and pooling errors") {
                        doctest::Contains("strides"), Error);
 }
 
+// Regression (hardening): MaxPool kept a NaN only when it was a window's first tap; like numpy's max and PyTorch's
+// max_pool, NaN anywhere in the window now wins, so the fused pool and the unfused one agree on NaN inputs.
+TEST_CASE("MaxPool propagates NaN wherever it sits in the window") {
+  Attributes a;
+  a.set_ints("kernel_shape", {4});
+  a.set_ints("strides", {4});
+  auto y = run_node_cpu(make_node("MaxPool", {"x"}, {"y"}, a),
+                        {tensor(DType::Float32, {1, 1, 8}, {1, NAN, 3, 2, 5, 6, 7, 8})})[0];
+  CHECK(std::isnan(y.data_as<float>()[0]));
+  CHECK(y.data_as<float>()[1] == 8.0f);
+}
+
 // Regression (hardening): a kernel far larger than the input (with SAME_UPPER padding) walked every tap of the
 // window, 2^40 per output: no answer within minutes. The taps are now clipped to the input arithmetically.
 TEST_CASE("AveragePool and MaxPool with a huge kernel and SAME_UPPER finish at once") {
