@@ -41,6 +41,7 @@ struct Args {
   bool json = false, no_fuse = false;
   bool profile = false;
   ie::cli::ProfilePass profile_pass;
+  ie::Limits limits;
 };
 
 // Output paths: a single-output model may write straight to a .npy/.csv path; otherwise `output` is a folder.
@@ -85,6 +86,7 @@ int run(const Args& a) {
   opts.precision = ie::precision_from_name(a.precision);
   opts.threads = a.threads;
   opts.fuse = !a.no_fuse;
+  opts.limits = a.limits;
   std::string backend = ie::resolve_backend_name(a.backend);
   if (a.threads > 0 && backend != "cpu")
     std::cerr << "infer: note: --threads sets CPU worker threads; the " << backend << " backend runs on the GPU\n";
@@ -214,18 +216,23 @@ int main(int argc, char** argv) {
   app.add_option("--labels", a.labels, "labels file: print accuracy of the first output's argmax");
   app.add_option("--min-accuracy", a.min_accuracy, "exit 1 when accuracy is below this")->check(CLI::Range(0.0, 1.0));
   app.add_option("--target", a.target, "target file: print the MSE of the first output against it");
-  app.add_option("--top-k", a.top_k, "write the k best classes per sample as CSV beside the output")->check(CLI::PositiveNumber);
+  app.add_option("--top-k", a.top_k,
+                 "write the k best classes per sample as CSV beside the output (k at most the class count)")
+      ->check(ie::cli::at_least(1, "--top-k"));
   app.add_option("--backend", a.backend, "cpu | cuda | cuda-reference | auto")->check(CLI::IsMember({"cpu", "cuda", "cuda-reference", "auto"}));
   app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
-  app.add_option("--batch-size,-b", a.batch_size, "samples per batch (default: the config's, else all)")->check(CLI::PositiveNumber);
-  app.add_option("--threads", a.threads, "CPU worker threads (0: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("--batch-size,-b", a.batch_size, "samples per batch (default: the config's, else all)")
+      ->check(ie::cli::at_least(1, "--batch-size"));
+  ie::cli::add_threads_option(app, &a.threads);
+  ie::cli::add_max_memory_option(app, &a.limits);
   app.add_flag("--no-fuse", a.no_fuse, "run without fusion rules");
   app.add_flag("--json", a.json, "print a JSON report as the last line of stdout");
   app.add_flag("--profile", a.profile, "per-op timing of the first batch (separate pass after the headline run)");
   app.add_option("--profile-json", a.profile_pass.json_path, "write the per-op profile as JSON (implies --profile)");
   app.add_option("--profile-csv", a.profile_pass.csv_path, "write the per-op profile as CSV (implies --profile)");
-  app.add_option("--profile-iterations", a.profile_pass.iterations, "timed runs per step (median)")->check(CLI::PositiveNumber);
-  app.add_option("--profile-warmup", a.profile_pass.warmup, "untimed runs before profiling")->check(CLI::NonNegativeNumber);
+  app.add_option("--profile-iterations", a.profile_pass.iterations, "timed runs per step (median)")->check(ie::cli::at_least(1, "--profile-iterations"));
+  app.add_option("--profile-warmup", a.profile_pass.warmup, "untimed runs before profiling")
+      ->check(ie::cli::at_least(0, "--profile-warmup"));
   app.add_flag("--remeasure-peaks", a.profile_pass.remeasure_peaks, "measure the device peaks again (ignore the cache)");
   IE_CLI_PARSE(app, argc, argv);
   return ie::cli::guarded_main("infer", [&] { return run(a); });
