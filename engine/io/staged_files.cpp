@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -53,7 +54,7 @@ StagedFiles::~StagedFiles() {
 }
 
 std::string StagedFiles::stage(const std::string& target) {
-  static int counter = 0;
+  static std::atomic<unsigned> counter{0};  // sessions may publish from several threads
   const fs::path dir = folder_of(target);
   std::error_code ec;
   // Remember each folder made, so that a failed run leaves none behind.
