@@ -40,6 +40,7 @@ struct Args {
   double warmup_ms = 200, duration_ms = 2000, threshold = 0.10;
   uint64_t seed = 0;
   bool profile = false, no_fuse = false, remeasure_peaks = false;
+  ie::Limits limits;
 };
 
 constexpr int kMinTimedRuns = 5;  // a time-bound run still gets this many samples
@@ -186,6 +187,7 @@ int run(Args& a) {
     opts.precision = ie::precision_from_name(a.precision);
     opts.threads = a.threads;
     opts.fuse = !a.no_fuse;
+    opts.limits = a.limits;
     ie::Engine engine = a.source.load(opts);
     const std::string path = engine.backend();
     report.devices[path] = ie::cli::device_info(path, opts);
@@ -249,14 +251,17 @@ int main(int argc, char** argv) {
   app.add_option("--paths", a.paths, "comma-separated backends: cpu, cuda-reference, cuda, auto");
   app.add_option("--batches", a.batches, "comma-separated batch sizes (default by model)");
   app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
-  auto* warm_n = app.add_option("--warmup", a.warmup, "untimed runs before timing")->check(CLI::NonNegativeNumber);
+  auto* warm_n = app.add_option("--warmup", a.warmup, "untimed runs before timing")
+                     ->check(ie::cli::at_least(0, "--warmup"));
   app.add_option("--warmup-ms", a.warmup_ms, "untimed warm-up time (default 200 ms)")->excludes(warm_n);
-  auto* iters = app.add_option("--iterations", a.iterations, "timed runs per mode")->check(CLI::PositiveNumber);
+  auto* iters = app.add_option("--iterations", a.iterations, "timed runs per mode")
+                    ->check(ie::cli::at_least(1, "--iterations"));
   app.add_option("--duration-ms", a.duration_ms, "timed duration per mode (default 2000 ms, at least 5 runs)")
       ->excludes(iters);
   app.add_option("--sets", a.sets, "input sets rotated through the runs (>= 3)");
   app.add_option("--seed", a.seed, "seed of the random inputs");
-  app.add_option("--threads", a.threads, "CPU worker threads (0: all cores)")->check(CLI::NonNegativeNumber);
+  ie::cli::add_threads_option(app, &a.threads);
+  ie::cli::add_max_memory_option(app, &a.limits);
   app.add_flag("--no-fuse", a.no_fuse, "run without fusion rules");
   app.add_flag("--profile", a.profile, "per-op table per (path, batch), in a pass separate from the headline runs");
   app.add_flag("--remeasure-peaks", a.remeasure_peaks, "measure the device peaks again (ignore the cache)");

@@ -43,6 +43,7 @@ struct Args {
   std::string a = "cpu", b, precision = "fp32", labels, json;
   int threads = 0, runs = 10, warmup = 2;
   bool per_layer = false, no_fuse = false;
+  ie::Limits limits;
 };
 
 bool is_backend(const std::string& path) {
@@ -74,6 +75,7 @@ ie::Options options_for(const Args& a, const std::string& backend) {
   o.precision = precision_for(a, backend);
   o.threads = a.threads;
   o.fuse = !a.no_fuse;
+  o.limits = a.limits;
   return o;
 }
 
@@ -340,7 +342,7 @@ int main(int argc, char** argv) {
   app.add_option("--shape", a.shapes, "shape of a raw input file: 2x3x4 or NAME=2x3x4");
   app.add_option("--dtype", a.dtypes, "dtype of a raw input file: float32 or NAME=float32");
   app.add_option("--seed", a.seed, "seed of the random inputs");
-  app.add_option("--batch", a.batch, "batch size of the random inputs")->check(CLI::PositiveNumber);
+  app.add_option("--batch", a.batch, "batch size of the random inputs")->check(ie::cli::at_least(1, "--batch"));
   app.add_option("--a", a.a, "reference path: cpu | cuda-reference | cuda | auto | golden folder");
   app.add_option("--b", a.b, "path checked against --a")->required();
   app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16 (GPU paths; sets the default tolerances)")
@@ -349,9 +351,10 @@ int main(int argc, char** argv) {
   app.add_option("--rtol", a.rtol, "relative tolerance: V for every output or NAME=V");
   app.add_option("--labels", a.labels, "labels file: accuracy of both paths (classification configs)");
   app.add_flag("--per-layer", a.per_layer, "diff every intermediate tensor both paths produce");
-  app.add_option("--runs", a.runs, "timed runs per path (median)")->check(CLI::PositiveNumber);
-  app.add_option("--warmup", a.warmup, "untimed runs per path first")->check(CLI::NonNegativeNumber);
-  app.add_option("--threads", a.threads, "CPU worker threads (0: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("--runs", a.runs, "timed runs per path (median)")->check(ie::cli::at_least(1, "--runs"));
+  app.add_option("--warmup", a.warmup, "untimed runs per path first")->check(ie::cli::at_least(0, "--warmup"));
+  ie::cli::add_threads_option(app, &a.threads);
+  ie::cli::add_max_memory_option(app, &a.limits);
   app.add_flag("--no-fuse", a.no_fuse, "run both paths without fusion rules");
   app.add_option("--json", a.json, "write the report as JSON to FILE ('-': last line of stdout)");
   IE_CLI_PARSE(app, argc, argv);

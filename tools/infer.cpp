@@ -19,6 +19,7 @@
 #include "engine/backend/backend.h"
 #include "engine/io/file_names.h"
 #include "engine/io/file_util.h"
+#include "engine/io/staged_files.h"
 #include "engine/io/tensor_file.h"
 #include "tools/common/batch_runner.h"
 #include "tools/common/cli.h"
@@ -41,6 +42,7 @@ struct Args {
   bool json = false, no_fuse = false;
   bool profile = false;
   ie::cli::ProfilePass profile_pass;
+  ie::Limits limits;
 };
 
 // Output paths: a single-output model may write straight to a .npy/.csv path; otherwise `output` is a folder.
@@ -59,11 +61,24 @@ std::vector<std::string> output_paths(const std::string& output, const std::vect
   return paths;
 }
 
+// --top-k beyond the class count is refused rather than clamped: a CSV with fewer columns than asked for would
+// surprise whatever reads it. `shape` is the first output's (declared dims before the run: -1 when symbolic).
+void check_top_k(int64_t k, const std::vector<int64_t>& shape, const std::string& output) {
+  if (k <= 0) return;
+  if (shape.empty()) throw Error(ErrorKind::Usage, "--top-k needs class scores, but output '" + output + "' is a scalar");
+  const int64_t classes = shape.back();
+  if (classes >= 0 && k > classes)
+    throw Error(ErrorKind::Usage, "--top-k " + std::to_string(k) + " is more than the " + std::to_string(classes) +
+                                      " classes of output '" + output + "' (use at most " + std::to_string(classes) + ")");
+}
+
 void write_top_k(const std::string& path, const ie::Tensor& probs, int64_t k, const std::vector<std::string>& classes) {
   auto rows = ie::cli::top_k_rows(probs, k);
   ie::AtomicFileWriter out(path);
+  // The header counts the columns the rows have, so the two always agree.
+  const size_t columns = rows.empty() ? static_cast<size_t>(k) : rows[0].size();
   std::string header = "sample";
-  for (int64_t r = 1; r <= k; ++r) header += ",class_" + std::to_string(r) + ",score_" + std::to_string(r);
+  for (size_t r = 1; r <= columns; ++r) header += ",class_" + std::to_string(r) + ",score_" + std::to_string(r);
   out.write(header + "\n");
   for (size_t i = 0; i < rows.size(); ++i) {
     std::ostringstream line;
@@ -85,6 +100,7 @@ int run(const Args& a) {
   opts.precision = ie::precision_from_name(a.precision);
   opts.threads = a.threads;
   opts.fuse = !a.no_fuse;
+  opts.limits = a.limits;
   std::string backend = ie::resolve_backend_name(a.backend);
   if (a.threads > 0 && backend != "cpu")
     std::cerr << "infer: note: --threads sets CPU worker threads; the " << backend << " backend runs on the GPU\n";
@@ -117,6 +133,18 @@ int run(const Args& a) {
   const auto& outs = engine->outputs();
   std::vector<std::string> paths;
   if (!a.output.empty()) paths = output_paths(a.output, outs);
+  std::string top_k_path;
+  if (a.top_k > 0) {
+    if (a.output.empty()) throw Error(ErrorKind::Usage, "--top-k needs --output (the top-k CSV goes beside it)");
+    check_top_k(a.top_k, outs[0].dims, outs[0].name);
+    fs::path base(a.output);
+    top_k_path = (ie::file_extension(a.output).empty() ? base / "top_k.csv"
+                                                       : base.parent_path() / (base.stem().string() + "_top_k.csv"))
+                     .string();
+  }
+  // Every destination is checked before the run, so that a long run never ends in an unwritable folder.
+  for (auto& p : paths) ie::check_output_target(p);
+  if (!top_k_path.empty()) ie::check_output_target(top_k_path);
 
   ie::Session session = engine->create_session();
   int64_t n = inputs.begin()->second.rank() ? inputs.begin()->second.dim(0) : 0;
@@ -167,26 +195,24 @@ int run(const Args& a) {
     std::cout << std::scientific << std::setprecision(4) << "mse: " << mse << std::fixed << "\n";
   }
 
+  // Every file is written under a temporary name first and renamed only once all exist: no partial output.
   nlohmann::json files = nlohmann::json::array();
-  if (!paths.empty()) {
-    if (ie::file_extension(a.output) != ".npy" && ie::file_extension(a.output) != ".csv") fs::create_directories(a.output);
-    for (size_t i = 0; i < run.outputs.size(); ++i) {
-      ie::write_tensor_file(paths[i], run.outputs[i]);
-      std::cout << "wrote " << outs[i].name << " " << ie::shape_to_string(run.outputs[i].shape()) << " -> " << paths[i] << "\n";
-    }
+  ie::StagedFiles staged;
+  for (size_t i = 0; i < paths.size(); ++i) ie::write_tensor_file(staged.stage(paths[i]), run.outputs[i]);
+  if (!top_k_path.empty()) {
+    check_top_k(a.top_k, run.outputs[0].shape(), outs[0].name);
+    write_top_k(staged.stage(top_k_path), run.outputs[0], a.top_k, cfg.class_names);
   }
+  staged.publish();
+  for (size_t i = 0; i < paths.size(); ++i)
+    std::cout << "wrote " << outs[i].name << " " << ie::shape_to_string(run.outputs[i].shape()) << " -> " << paths[i] << "\n";
   for (size_t i = 0; i < run.outputs.size(); ++i)
     files.push_back({{"name", outs[i].name}, {"file", paths.empty() ? nullptr : nlohmann::json(paths[i])},
                      {"shape", run.outputs[i].shape()}});
   report["outputs"] = files;
-  if (a.top_k > 0) {
-    if (a.output.empty()) throw Error(ErrorKind::Usage, "--top-k needs --output (the top-k CSV goes beside it)");
-    fs::path base(a.output);
-    std::string path = (ie::file_extension(a.output).empty() ? base / "top_k.csv"
-                                                             : base.parent_path() / (base.stem().string() + "_top_k.csv")).string();
-    write_top_k(path, run.outputs[0], a.top_k, cfg.class_names);
-    report["top_k_file"] = path;
-    std::cout << "wrote top-" << a.top_k << " classes -> " << path << "\n";
+  if (!top_k_path.empty()) {
+    report["top_k_file"] = top_k_path;
+    std::cout << "wrote top-" << a.top_k << " classes -> " << top_k_path << "\n";
   }
   if (a.profile || !a.profile_pass.json_path.empty() || !a.profile_pass.csv_path.empty()) {
     // A separate pass on the first batch, after the headline run, so timing never skews the throughput above.
@@ -214,18 +240,23 @@ int main(int argc, char** argv) {
   app.add_option("--labels", a.labels, "labels file: print accuracy of the first output's argmax");
   app.add_option("--min-accuracy", a.min_accuracy, "exit 1 when accuracy is below this")->check(CLI::Range(0.0, 1.0));
   app.add_option("--target", a.target, "target file: print the MSE of the first output against it");
-  app.add_option("--top-k", a.top_k, "write the k best classes per sample as CSV beside the output")->check(CLI::PositiveNumber);
+  app.add_option("--top-k", a.top_k,
+                 "write the k best classes per sample as CSV beside the output (k at most the class count)")
+      ->check(ie::cli::at_least(1, "--top-k"));
   app.add_option("--backend", a.backend, "cpu | cuda | cuda-reference | auto")->check(CLI::IsMember({"cpu", "cuda", "cuda-reference", "auto"}));
   app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
-  app.add_option("--batch-size,-b", a.batch_size, "samples per batch (default: the config's, else all)")->check(CLI::PositiveNumber);
-  app.add_option("--threads", a.threads, "CPU worker threads (0: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("--batch-size,-b", a.batch_size, "samples per batch (default: the config's, else all)")
+      ->check(ie::cli::at_least(1, "--batch-size"));
+  ie::cli::add_threads_option(app, &a.threads);
+  ie::cli::add_max_memory_option(app, &a.limits);
   app.add_flag("--no-fuse", a.no_fuse, "run without fusion rules");
   app.add_flag("--json", a.json, "print a JSON report as the last line of stdout");
   app.add_flag("--profile", a.profile, "per-op timing of the first batch (separate pass after the headline run)");
   app.add_option("--profile-json", a.profile_pass.json_path, "write the per-op profile as JSON (implies --profile)");
   app.add_option("--profile-csv", a.profile_pass.csv_path, "write the per-op profile as CSV (implies --profile)");
-  app.add_option("--profile-iterations", a.profile_pass.iterations, "timed runs per step (median)")->check(CLI::PositiveNumber);
-  app.add_option("--profile-warmup", a.profile_pass.warmup, "untimed runs before profiling")->check(CLI::NonNegativeNumber);
+  app.add_option("--profile-iterations", a.profile_pass.iterations, "timed runs per step (median)")->check(ie::cli::at_least(1, "--profile-iterations"));
+  app.add_option("--profile-warmup", a.profile_pass.warmup, "untimed runs before profiling")
+      ->check(ie::cli::at_least(0, "--profile-warmup"));
   app.add_flag("--remeasure-peaks", a.profile_pass.remeasure_peaks, "measure the device peaks again (ignore the cache)");
   IE_CLI_PARSE(app, argc, argv);
   return ie::cli::guarded_main("infer", [&] { return run(a); });

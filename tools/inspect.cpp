@@ -15,14 +15,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> shapes;
   bool no_fuse = false;
   std::vector<std::string> disable;
+  ie::Limits limits;
   app.add_option("model", model, "ONNX file")->required();
-  app.add_option("--batch,-b", batch, "batch size bound to the symbolic first dimension")->check(CLI::PositiveNumber);
+  app.add_option("--batch,-b", batch, "batch size bound to the symbolic first dimension")
+      ->check(ie::cli::at_least(1, "--batch"));
   app.add_option("--shape", shapes, "explicit input shape NAME=2x3x4 (repeatable)");
   app.add_option("--backend", backend, "backend whose kernels to plan for: cpu, cuda, cuda-reference");
   app.add_option("--precision", precision, "fp32 | tf32 | fp16 | bf16 (modes the backend implements)")
       ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
   app.add_flag("--no-fuse", no_fuse, "plan without fusion rules");
   app.add_option("--disable-fusion", disable, "rule to switch off (repeatable)");
+  ie::cli::add_max_memory_option(app, &limits);
   IE_CLI_PARSE(app, argc, argv);
   return ie::cli::guarded_main("inspect", [&] {
     ie::Options opts;
@@ -31,6 +34,7 @@ int main(int argc, char** argv) {
     opts.batch = 0;
     opts.fuse = !no_fuse;
     opts.disabled_fusions = disable;
+    opts.limits = limits;
     ie::Engine engine = ie::Engine::load(model, opts);
     auto named = ie::cli::parse_named_shapes(shapes);
     if (named.empty())

@@ -40,8 +40,10 @@ std::string plan_key(const std::map<std::string, Shape>& shapes, const BoundValu
 }
 
 void check_options(const Options& o) {
-  if (o.threads < 0) fail(ErrorKind::Usage, "threads must be >= 0, got ", o.threads);
   if (o.batch < 0) fail(ErrorKind::Usage, "batch must be >= 0, got ", o.batch);
+  check_cpu_threads(o.threads, "threads");
+  if (o.limits.max_arena_bytes == 0 || o.limits.max_tensor_bytes == 0 || !(o.limits.max_op_flops > 0))
+    fail(ErrorKind::Usage, "limits must be positive (max_arena_bytes, max_tensor_bytes, max_op_flops)");
 }
 
 // Shapes to plan for when only a batch size is known: every symbolic dim 0 of an input becomes `batch`.
@@ -79,6 +81,7 @@ Engine Engine::from_graph(Graph graph, const Options& options) {
   impl->plan_options.disabled_fusions = disabled_fusions(options);
   impl->plan_options.precision = options.precision;
   impl->plan_options.store = std::make_shared<ConstantStore>();
+  impl->plan_options.limits = options.limits;
   // Each backend declares the modes it implements; anything else is refused rather than silently run in fp32.
   check_precision(impl->backend_name, options.precision);
   std::string reason;

@@ -1,6 +1,7 @@
 // Public interface of the inference engine: load an ONNX model, create sessions, run them on named tensors.
 //
 //   ie::Options opts;                       // backend "auto" | "cpu" | "cuda" | "cuda-reference", threads
+//   opts.limits.max_arena_bytes = 64ull << 30;  // raise what a model may ask for (engine/core/limits.h)
 //   opts.precision = ie::Precision::bf16;    // fp32 | tf32 | fp16 | bf16, as the backend implements
 //   ie::Engine engine = ie::Engine::load("weights/convnet.onnx", opts);
 //   ie::Session session = engine.create_session();   // one per thread
@@ -21,6 +22,7 @@
 
 #include "engine/core/dtype.h"
 #include "engine/core/exception.h"
+#include "engine/core/limits.h"
 #include "engine/core/precision.h"
 #include "engine/core/tensor.h"
 
@@ -29,10 +31,11 @@ namespace ie {
 struct Options {
   std::string backend = "auto";    // "cpu", "cuda" (fused kernels, then the reference ones), "cuda-reference", "auto"
   Precision precision = Precision::fp32;  // each backend implements some modes; others are refused by name
-  int threads = 0;                 // CPU worker threads; 0 = all cores
+  int threads = 0;                 // CPU worker threads; 0 = all cores; at most 4x the hardware threads (1024)
   int64_t batch = 0;               // batch size to pre-plan for (0: plan on first run)
   bool fuse = true;                // apply the fusion rules
   std::vector<std::string> disabled_fusions;  // rule names to skip (also IE_DISABLE_FUSIONS=a,b)
+  Limits limits;                   // memory and work a model may ask for; beyond them planning fails naming the node
 };
 
 /// A graph input or output as declared by the model; symbolic dims have value -1 and a name.

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "engine/core/error.h"
+#include "engine/io/file_util.h"
 
 namespace ie {
 
@@ -60,6 +61,7 @@ PreprocessStep parse_step(const YAML::Node& node, const std::string& where) {
 
 ModelConfig load_model_config(const std::string& path) {
   if (!fs::exists(path)) fail_input(path, ": config file not found");
+  check_regular_file(path);
   ModelConfig c;
   c.path = path;
   try {

@@ -2,10 +2,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace ie {
 
-/// Sets the worker count for parallel regions started from the calling thread (0: all cores).
+/// The most worker threads a caller may ask for: 4x the hardware threads (oversubscription is useful for tests),
+/// never more than 1024. Far beyond that OpenMP fails to create its pool or crashes.
+int max_cpu_threads();
+/// Throws Error(Usage) "<what> must be from 0 to N (4x the M hardware threads), got T" when threads is out of range.
+void check_cpu_threads(int64_t threads, const std::string& what);
+/// Sets the worker count for parallel regions started from the calling thread (0: OMP_NUM_THREADS, else all
+/// cores); throws Error(Usage) when `threads` or OMP_NUM_THREADS is beyond max_cpu_threads().
 void set_cpu_threads(int threads);
 /// Worker count that parallel regions of the calling thread will use.
 int cpu_threads();

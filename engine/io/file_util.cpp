@@ -16,7 +16,20 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the tensor file reader
 
 namespace ie {
 
+void check_regular_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) fail_input(path, ": cannot open for reading: ", std::strerror(errno));
+  if (S_ISREG(st.st_mode)) return;
+  const char* kind = S_ISDIR(st.st_mode)    ? "a folder"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                  : "a special file";
+  fail_input(path, ": not a regular file (", kind, ")");
+}
+
 InputFile::InputFile(const std::string& path) : m_path(path) {
+  check_regular_file(path);
   m_file = std::fopen(path.c_str(), "rb");
   if (!m_file) fail_input(path, ": cannot open for reading: ", std::strerror(errno));
   struct stat st {};

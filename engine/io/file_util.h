@@ -17,6 +17,11 @@
 
 namespace ie {
 
+/// Throws Error(BadInput) naming the file unless `path` is a regular file (or a link to one): "cannot open for
+/// reading: <why>" when it does not exist, "not a regular file (a FIFO)" for a folder, FIFO, device or socket.
+/// Call it before opening: opening a FIFO for reading blocks until some other process writes to it.
+void check_regular_file(const std::string& path);
+
 /// A binary file opened for reading; all errors are Error(BadInput) naming the file.
 class InputFile {
  public:

@@ -38,9 +38,9 @@ DType idx_dtype(int code, const std::string& path) {
 class GzReader {
  public:
   explicit GzReader(const std::string& path) : m_path(path) {
+    check_regular_file(path);
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) fail_input(path, ": cannot open for reading: ", std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) fail_input(path, ": not a regular file");
     m_file_size = static_cast<uint64_t>(st.st_size);
     m_file = gzopen(path.c_str(), "rb");
     if (!m_file) fail_input(path, ": cannot open for reading: ", std::strerror(errno));

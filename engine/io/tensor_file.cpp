@@ -33,6 +33,7 @@ Format detect_format(const std::string& path) {
   // The magic bytes win over the name; a file that cannot be opened is reported by the reader chosen by name.
   unsigned char magic[6] = {};
   size_t got = 0;
+  check_regular_file(path);
   if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
     got = std::fread(magic, 1, sizeof(magic), f);
     std::fclose(f);

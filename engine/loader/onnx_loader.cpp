@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/io/file_util.h"
 #include "engine/loader/tensor_proto.h"
 
 namespace ie {
@@ -23,6 +24,7 @@ std::string read_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) fail_input(path, ": file not found");
   if (fs::is_directory(path, ec)) fail_input(path, ": is a folder, expected an .onnx file");
+  check_regular_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_input(path, ": cannot be opened");
   std::ostringstream ss;
@@ -117,7 +119,13 @@ Graph load_onnx(const std::string& path) {
   }
   for (auto& in : graph.input())
     if (!g.constants.count(in.name())) g.inputs.push_back(convert_value_info(in, path));
-  for (auto& out : graph.output()) g.outputs.push_back(convert_value_info(out, path));
+  std::set<std::string> output_names;
+  for (auto& out : graph.output()) {
+    // ONNX requires unique output names; a duplicate would make two outputs of one tensor (and two files).
+    if (!output_names.insert(out.name()).second)
+      fail_input(path, ": graph output '", out.name(), "' is listed twice (output names must be unique)");
+    g.outputs.push_back(convert_value_info(out, path));
+  }
 
   int counter = 0;
   for (auto& n : graph.node()) {

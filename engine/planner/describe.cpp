@@ -3,20 +3,10 @@
 #include <map>
 #include <sstream>
 
+#include "engine/core/byte_size.h"
 #include "engine/planner/plan.h"
 
 namespace ie {
-
-namespace {
-std::string human_bytes(size_t b) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(1);
-  if (b >= (size_t(1) << 20)) os << b / 1048576.0 << " MiB";
-  else if (b >= 1024) os << b / 1024.0 << " KiB";
-  else os << b << " B";
-  return os.str();
-}
-}  // namespace
 
 std::string describe_plan(const Plan& plan) {
   std::ostringstream os;

@@ -8,6 +8,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/backend/constant_store.h"
+#include "engine/core/limits.h"
 #include "engine/ir/graph.h"
 #include "engine/planner/fusion.h"
 #include "engine/registry/op_def.h"
@@ -73,6 +74,8 @@ struct PlanOptions {
   std::vector<std::string> kernel_sets;
   /// Engine-wide constants (precision-converted weights, kernel-prepared layouts); null: one private to the plan.
   std::shared_ptr<ConstantStore> store;
+  /// What the model may ask for (Options::limits); checked before kernels are made and before the arena exists.
+  Limits limits;
 };
 
 /// Graph inputs whose values are bound at plan time (shape-tensor inputs), by name.

@@ -1,7 +1,9 @@
 #include <algorithm>
 
+#include "engine/core/checked_math.h"
 #include "engine/planner/plan.h"
 #include "engine/planner/memory_plan.h"
+#include "engine/planner/plan_limits.h"
 #include "engine/planner/precision_pass.h"
 #include "engine/planner/shape_inference.h"
 #include "engine/registry/node_runner.h"
@@ -230,7 +232,7 @@ class Lowering {
 };
 
 // Lifetimes -> arena offsets. A view op's output shares its input's buffer, so both get the root's offset.
-void plan_arena(Plan& plan) {
+void plan_arena(Plan& plan, const Limits& limits) {
   int n_steps = static_cast<int>(plan.steps.size());
   std::map<int, int> root;  // slot -> slot whose buffer it uses
   auto find_root = [&](int s) {
@@ -247,8 +249,7 @@ void plan_arena(Plan& plan) {
     if (plan.slots[slot].is_constant) continue;
     BufferRequest r;
     r.name = name;
-    r.bytes = static_cast<size_t>(checked_numel(plan.slots[slot].info.shape, name)) *
-              dtype_size(plan.slots[slot].info.dtype);
+    r.bytes = checked_bytes(plan.slots[slot].info.shape, plan.slots[slot].info.dtype, "tensor '" + name + "'");
     r.first_step = n_steps;
     r.last_step = -1;
     lifetimes[slot] = r;
@@ -295,6 +296,9 @@ void plan_arena(Plan& plan) {
       owners.push_back(-1 - i);
     }
   MemoryPlan mp = plan_memory(requests);
+  auto largest = std::max_element(requests.begin(), requests.end(),
+                                  [](const BufferRequest& a, const BufferRequest& b) { return a.bytes < b.bytes; });
+  if (largest != requests.end()) check_arena_limit(mp.arena_bytes, largest->name, largest->bytes, limits);
   plan.arena_bytes = mp.arena_bytes;
   plan.tensor_bytes = mp.total_bytes;
   for (size_t k = 0; k < requests.size(); ++k) {
@@ -342,6 +346,8 @@ std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string,
   InferenceResult inferred = infer_and_fold(g, plan->input_shapes);
   plan->folded_nodes = inferred.folded_nodes;
   plan->removed_nodes = g.remove_dead_nodes();
+  // Before fusion and lowering: kernel factories may build plan-time tables as large as a node's output.
+  check_node_limits(g, inferred.infos, options.limits);
   const std::vector<std::string> sets =
       options.kernel_sets.empty() ? plan->backend->kernel_sets() : options.kernel_sets;
   plan->fusion = apply_fusions(g, inferred.infos, options.disabled_fusions, [&](const Node& fused) {
@@ -363,7 +369,7 @@ std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string,
     }
     plan->output_slots.push_back(slot);
   }
-  plan_arena(*plan);
+  plan_arena(*plan, options.limits);
   plan->arena = plan->backend->allocate(std::max<size_t>(plan->arena_bytes, 1));
   bind_contexts(*plan);
   return plan;

@@ -1,5 +1,7 @@
 #include "engine/registry/op_def.h"
 
+#include "engine/core/checked_math.h"
+
 namespace ie {
 
 namespace {
@@ -44,7 +46,8 @@ std::vector<int64_t> InferContext::constant_ints(size_t i, const char* what) con
 
 void InferContext::set_output(size_t i, DType dtype, Shape shape) {
   if (i >= outputs.size()) return;  // optional output not requested
-  checked_numel(shape, m_node.label() + " output '" + m_node.outputs[i] + "'");
+  // Element and byte counts must fit in 64 bits before anything plans memory for them.
+  checked_bytes(shape, dtype, m_node.label() + " output '" + m_node.outputs[i] + "'");
   outputs[i] = TensorInfo{dtype, std::move(shape)};
 }
 

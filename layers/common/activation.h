@@ -25,7 +25,7 @@ inline Activation parse_activation(const std::string& name, const std::string& w
 template <class T>
 inline T activate(Activation a, T x) {
   switch (a) {
-    case Activation::Relu: return x > T(0) ? x : T(0);
+    case Activation::Relu: return x < T(0) ? T(0) : x;  // keeps NaN, as the unfused Relu does
     case Activation::Gelu: return x * T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440)));
     case Activation::Tanh: return std::tanh(x);
     case Activation::Sigmoid: return T(1) / (T(1) + std::exp(-x));
@@ -43,7 +43,7 @@ void apply_activation(Activation a, T* data, int64_t n) {
     });
   };
   switch (a) {
-    case Activation::Relu: run([](T x) { return x > T(0) ? x : T(0); }); break;
+    case Activation::Relu: run([](T x) { return activate(Activation::Relu, x); }); break;
     case Activation::Gelu: run([](T x) { return activate(Activation::Gelu, x); }); break;
     case Activation::Tanh: run([](T x) { return activate(Activation::Tanh, x); }); break;
     case Activation::Sigmoid: run([](T x) { return activate(Activation::Sigmoid, x); }); break;

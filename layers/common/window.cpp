@@ -1,5 +1,6 @@
 #include "layers/common/window.h"
 
+#include "engine/core/checked_math.h"
 #include "engine/core/error.h"
 
 namespace ie {
@@ -59,20 +60,22 @@ Window resolve_window(const Attributes& attrs, const std::string& prefix, const 
                  ", dilation ", d, " on spatial dim ", i);
     int64_t pb = pads[i], pe = pads[i + n];
     if (pb < 0 || pe < 0) fail_input(where, ": pads must be non-negative, got ", pb, " and ", pe);
-    const int64_t eff = (k - 1) * d + 1;
+    // Every attribute is the model's; the window's extent and the padded span must not wrap.
+    const std::string what = concat(where, ": window of spatial dim ", i);
+    const int64_t eff = checked_add(checked_mul(k - 1, d, what), 1, what);
     int64_t out = 0;
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      out = (in + s - 1) / s;
-      int64_t total = std::max<int64_t>(0, (out - 1) * s + eff - in);
+      out = in / s + (in % s != 0);
+      int64_t total = std::max<int64_t>(0, checked_add(checked_mul(out - 1, s, what), eff, what) - in);
       pb = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       pe = total - pb;
     } else {
       if (auto_pad == "VALID") pb = pe = 0;
-      int64_t span = in + pb + pe - eff;
+      int64_t span = checked_add(checked_add(in, pb, what), pe, what) - eff;
       if (span < 0)
         fail_input(where, ": the window (kernel ", k, ", dilation ", d, ") is larger than the padded input (", in,
                    " + pads ", pb, ", ", pe, ") on spatial dim ", i);
-      out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+      out = (ceil_mode ? span / s + (span % s != 0) : span / s) + 1;
       // A window that would start entirely inside the end padding is dropped (PyTorch's and ORT's rule).
       if (ceil_mode && (out - 1) * s >= in + pb) --out;
     }

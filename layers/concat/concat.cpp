@@ -1,4 +1,5 @@
 // Concat: inputs side by side along one axis; each input is one strided box copy into the output.
+#include "engine/core/checked_math.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/axes.h"
 #include "layers/common/strided_copy.h"
@@ -29,7 +30,7 @@ void infer_concat(InferContext& ctx) {
     for (int64_t k = 0; fits && k < rank; ++k) fits = k == axis || in.shape[k] == first.shape[k];
     ctx.expect(fits, "input ", i, " '", ctx.node().inputs[i], "' has shape ", shape_to_string(in.shape),
                ", which does not match input 0's ", shape_to_string(first.shape), " outside axis ", axis);
-    out[axis] += in.shape[axis];
+    out[axis] = checked_add(out[axis], in.shape[axis], ctx.node().label() + ": concatenated axis");
   }
   ctx.set_output(0, first.dtype, out);
 }

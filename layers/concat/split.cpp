@@ -1,5 +1,6 @@
 // Split: one input cut into consecutive pieces along an axis. Piece sizes come from the 'split' attribute (before
 // opset 13), the 'split' input (opset 13 on), or equal parts (opset 18 allows an uneven, smaller last piece).
+#include "engine/core/checked_math.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/axes.h"
 #include "layers/common/init_context.h"
@@ -21,7 +22,7 @@ SplitPlan plan_split(const InferContext& ctx) {
   } else {
     const int64_t parts = ctx.attrs().get_int("num_outputs", n);
     ctx.expect(parts == n && n > 0, "num_outputs is ", parts, " but the node has ", n, " outputs");
-    const int64_t chunk = (dim + n - 1) / n;
+    const int64_t chunk = dim / n + (dim % n != 0);  // ceil without dim + n overflowing
     ctx.expect(dim % n == 0 || ctx.opset() >= 18, "axis ", p.axis, " of size ", dim, " does not split into ", n,
                " equal parts");
     for (int64_t i = 0, left = dim; i < n; ++i, left -= chunk)
@@ -32,7 +33,7 @@ SplitPlan plan_split(const InferContext& ctx) {
   int64_t total = 0;
   for (int64_t s : p.sizes) {
     ctx.expect(s >= 0, "split ", shape_to_string(p.sizes), " has a negative size");
-    total += s;
+    total = checked_add(total, s, ctx.node().label() + ": sum of split sizes");
   }
   ctx.expect(total == dim, "split ", shape_to_string(p.sizes), " sums to ", total, ", but axis ", p.axis, " has size ",
              dim);

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "layers/common/binary.h"
+#include "layers/common/nan.h"
 
 namespace ie {
 namespace {
@@ -22,23 +23,14 @@ void infer_variadic(InferContext& ctx, TypeClass cls) {
   ctx.set_output(0, ctx.input(0).dtype, broadcast_all(shapes, ctx.node().label()));
 }
 
-template <class C>
-bool is_nan_value(C v) {
-  if constexpr (std::is_floating_point_v<C>) {
-    return v != v;
-  } else {
-    return false;
-  }
-}
-
 template <Fold kFold>
 struct FoldOp {
   template <class C>
   C operator()(C a, C b) const {
     if constexpr (kFold == Fold::Max) {
-      return (b > a || is_nan_value(b)) ? b : a;
+      return (b > a || is_nan(b)) ? b : a;
     } else if constexpr (kFold == Fold::Min) {
-      return (b < a || is_nan_value(b)) ? b : a;
+      return (b < a || is_nan(b)) ? b : a;
     } else {
       return static_cast<C>(a + b);
     }

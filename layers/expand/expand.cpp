@@ -1,4 +1,5 @@
 // Expand and Tile: the output reads the input through strides of 0 (Expand's broadcast dims, Tile's repeats).
+#include "engine/core/checked_math.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/strided_copy.h"
 
@@ -32,7 +33,8 @@ std::vector<int64_t> tile_repeats(const InferContext& ctx) {
 void infer_tile(InferContext& ctx) {
   std::vector<int64_t> repeats = tile_repeats(ctx);
   Shape out = ctx.input(0).shape;
-  for (size_t i = 0; i < out.size(); ++i) out[i] *= repeats[i];
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = checked_mul(out[i], repeats[i], ctx.node().label() + ": Tile output dim");
   ctx.set_output(0, ctx.input(0).dtype, out);
 }
 

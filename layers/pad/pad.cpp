@@ -3,6 +3,7 @@
 // the constant), so every mode shares one loop.
 #include <cstring>
 
+#include "engine/core/checked_math.h"
 #include "engine/core/dtype_dispatch.h"
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
@@ -55,7 +56,8 @@ PadPlan plan_pad(const InferContext& ctx) {
   }
   p.out = in;
   for (size_t a = 0; a < in.size(); ++a) {
-    p.out[a] = in[a] + p.begin[a] + p.end[a];
+    const std::string what = ctx.node().label() + ": padded dim " + std::to_string(a);
+    p.out[a] = checked_add(checked_add(in[a], p.begin[a], what), p.end[a], what);
     ctx.expect(p.out[a] >= 0, "pads ", shape_to_string(pads), " crop more than the ", in[a], " elements of dim ", a);
     ctx.expect(p.mode == Mode::Constant || in[a] > 0 || p.out[a] == 0, "cannot pad the empty dim ", a, " in ", mode,
                " mode");
@@ -100,11 +102,16 @@ std::unique_ptr<Kernel> make_pad_cpu(const KernelInit& init) {
     });
   }
   const Shape in_shape = init.inputs[0].shape;
-  std::vector<std::vector<int64_t>> maps(in_shape.size());
-  for (size_t a = 0; a < in_shape.size(); ++a)
-    for (int64_t o = 0; o < p.out[a]; ++o) maps[a].push_back(source_index(o, p.begin[a], in_shape[a], p.mode));
+  // Only the innermost dim gets a map (its length is bounded by the output, which the planner's limits checked);
+  // the outer dims are resolved per row, so a huge padded dim never becomes a huge plan-time table.
+  std::vector<int64_t> last;
+  if (!in_shape.empty()) {
+    const size_t a = in_shape.size() - 1;
+    last.reserve(static_cast<size_t>(p.out[a]));
+    for (int64_t o = 0; o < p.out[a]; ++o) last.push_back(source_index(o, p.begin[a], in_shape[a], p.mode));
+  }
   const bool from_input = init.opset >= 11;
-  return make_kernel([maps, p, attr_value, from_input, in_shape](KernelContext& ctx) {
+  return make_kernel([last, p, attr_value, from_input, in_shape](KernelContext& ctx) {
     uint64_t fill = attr_value;
     const TensorRef& in = ctx.inputs[0];
     if (from_input && ctx.inputs.size() > 2 && ctx.inputs[2].present() && ctx.inputs[2].numel() > 0)
@@ -124,13 +131,12 @@ std::unique_ptr<Kernel> make_pad_cpu(const KernelInit& init) {
         return;
       }
       const int64_t n = p.out[rank - 1], rows = total / n;
-      const std::vector<int64_t>& last = maps[rank - 1];
       parallel_for(rows, std::max<int64_t>(1, 16384 / n), [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
           int64_t rem = r, off = 0;
           bool constant = false;
           for (int k = rank - 2; k >= 0; --k) {
-            const int64_t m = maps[k][rem % p.out[k]];
+            const int64_t m = source_index(rem % p.out[k], p.begin[k], in_shape[k], p.mode);
             rem /= p.out[k];
             constant |= m < 0;
             off += m * strides[k];

@@ -56,14 +56,25 @@ std::unique_ptr<Kernel> make_pool_cpu(const KernelInit& init) {
   });
 }
 
+// One compare or add per window tap: output elements times the kernel's volume (in double: a model's kernel_shape
+// may multiply past 64 bits). The planner's per-op limit reads it, so an absurd kernel fails at plan time.
+template <PoolKind kKind>
+OpCost pool_cost(const Node& node, const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out) {
+  const Window& w = resolve_pool(node, kKind, in[0]).window;
+  const double taps =
+      static_cast<double>(w.kernel[0]) * static_cast<double>(w.kernel[1]) * static_cast<double>(w.kernel[2]);
+  return OpCost{output_elements(out) * taps, io_bytes(in, out)};
+}
+
 }  // namespace
 
 IE_REGISTER_OPS(pool) {
   auto& r = OpRegistry::get();
-  r.add(OpDef("", "MaxPool", infer_pool<PoolKind::Max>));
-  r.add(OpDef("", "AveragePool", infer_pool<PoolKind::Average>));
-  r.add(OpDef("", "GlobalMaxPool", infer_pool<PoolKind::GlobalMax>));
-  r.add(OpDef("", "GlobalAveragePool", infer_pool<PoolKind::GlobalAverage>));
+  r.add(OpDef("", "MaxPool", infer_pool<PoolKind::Max>).with_cost(pool_cost<PoolKind::Max>));
+  r.add(OpDef("", "AveragePool", infer_pool<PoolKind::Average>).with_cost(pool_cost<PoolKind::Average>));
+  r.add(OpDef("", "GlobalMaxPool", infer_pool<PoolKind::GlobalMax>).with_cost(pool_cost<PoolKind::GlobalMax>));
+  r.add(OpDef("", "GlobalAveragePool", infer_pool<PoolKind::GlobalAverage>)
+            .with_cost(pool_cost<PoolKind::GlobalAverage>));
   r.add_kernel("", "MaxPool", kernel_set::kCpu, make_pool_cpu<PoolKind::Max>);
   r.add_kernel("", "AveragePool", kernel_set::kCpu, make_pool_cpu<PoolKind::Average>);
   r.add_kernel("", "GlobalMaxPool", kernel_set::kCpu, make_pool_cpu<PoolKind::GlobalMax>);

@@ -27,12 +27,22 @@ void infer_range(InferContext& ctx) {
     const double delta = static_cast<double>(scalar_of<T>(*v[2]));
     ctx.expect(delta != 0, "delta is 0");
     if constexpr (std::is_integral_v<T>) {
+      // The distance in unsigned arithmetic: limit - start may not fit in int64 (e.g. INT64_MIN to INT64_MAX).
       const int64_t s = static_cast<int64_t>(scalar_of<T>(*v[0])), l = static_cast<int64_t>(scalar_of<T>(*v[1]));
       const int64_t d = static_cast<int64_t>(scalar_of<T>(*v[2]));
-      if (d > 0) return l > s ? (l - s - 1) / d + 1 : 0;
-      return s > l ? (s - l - 1) / -d + 1 : 0;
+      const bool up = d > 0;
+      if (up ? l <= s : s <= l) return 0;
+      const uint64_t dist = up ? uint64_t(l) - uint64_t(s) : uint64_t(s) - uint64_t(l);
+      const uint64_t step = up ? uint64_t(d) : uint64_t(0) - uint64_t(d);
+      const uint64_t n = (dist - 1) / step + 1;
+      ctx.expect(n <= uint64_t(INT64_MAX), "the output length ", n, " does not fit in 64 bits");
+      return static_cast<int64_t>(n);
     }
-    return std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+    const double n = std::ceil((limit - start) / delta);
+    // A NaN or infinite length (or one past 2^62) cannot be a tensor's size; casting it to int64 would be undefined.
+    ctx.expect(std::isfinite(n) && n < 4.6e18, "start ", start, ", limit ", limit, " and delta ", delta,
+               " give no finite output length");
+    return std::max<int64_t>(0, static_cast<int64_t>(n));
   });
   ctx.set_output(0, dtype, {n});
 }

@@ -75,7 +75,9 @@ ResizeSetup resolve_resize(const InferContext& ctx) {
       for (auto ax : axes) scale = policy == "not_larger" ? std::min(scale, s.scales[ax]) : std::max(scale, s.scales[ax]);
       for (auto ax : axes) {
         s.scales[ax] = scale;
-        s.out[ax] = static_cast<int64_t>(scale * static_cast<double>(s.in[ax]) + 0.5);
+        const double out = scale * static_cast<double>(s.in[ax]) + 0.5;
+        ctx.expect(std::isfinite(out) && out < 4.6e18, "keep_aspect_ratio_policy gives an output dim beyond 64 bits");
+        s.out[ax] = static_cast<int64_t>(out);
       }
     }
   } else {
@@ -85,7 +87,11 @@ ResizeSetup resolve_resize(const InferContext& ctx) {
     for (size_t i = 0; i < axes.size(); ++i) {
       ctx.expect(scales[i] > 0, "scales must be positive, got ", scales[i]);
       s.scales[axes[i]] = scales[i];
-      s.out[axes[i]] = static_cast<int64_t>(scales[i] * static_cast<double>(s.in[axes[i]]));
+      const double out = scales[i] * static_cast<double>(s.in[axes[i]]);
+      // A model's scale may be huge or infinite; casting such a product to int64 would be undefined.
+      ctx.expect(std::isfinite(out) && out < 4.6e18, "scale ", scales[i], " on axis ", axes[i],
+                 " gives an output dim beyond 64 bits");
+      s.out[axes[i]] = static_cast<int64_t>(out);
     }
   }
   if (s.transform == "tf_crop_and_resize") {

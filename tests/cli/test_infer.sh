@@ -105,9 +105,62 @@ check '[[ ! -e "$work/e1" && ! -e "$work/e2" && ! -e "$work/e3" && ! -e "$work/e
 expect 6 "NaN or Inf" -- "$bin" --model weights/ssa.onnx --input "$data/ssa_nan_input.npy" --output "$work/nan_out"
 check '[[ ! -e "$work/nan_out" ]]' "no output written when the result holds NaN"
 
+# --- hardening: hostile inputs, limits and destinations ---------------------------------------
+# Messages that say what was wrong, in place of CLI11's range text.
+expect 2 "--batch-size must be >= 1, got 0" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --batch-size 0
+expect 2 "--top-k must be >= 1, got 0" -- "$bin" --model weights/convnet.onnx --input "$ref/convnet_input.npy" --top-k 0
+expect 2 "--threads must be from 0 (all cores) to" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --threads 100000
+expect 2 "--max-memory: 'lots' is not a size" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --max-memory lots
+# The limits: far too little memory is a bad-model error naming the node or tensor and the limit; enough runs.
+expect 3 "single-tensor limit of 1.0 KiB" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --max-memory 1K
+expect 0 "samples: 7" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --max-memory 64M
+# --top-k beyond the class count is refused before the run, and nothing is written.
+expect 2 "--top-k 1000 is more than the 10 classes of output 'probs'" -- "$bin" --config configs/convnet.yaml \
+  --input "$ref/convnet_input_raw.npy" --top-k 1000 --output "$work/topk_big.npy"
+check '[[ ! -e "$work/topk_big.npy" && ! -e "$work/topk_big_top_k.csv" ]]' "no output after a refused --top-k"
+"$bin" --config configs/convnet.yaml --input "$ref/convnet_input_raw.npy" --top-k 10 --output "$work/topk10.npy" > /dev/null
+check '[[ $(head -1 "$work/topk10_top_k.csv" | tr "," "\n" | wc -l) == $(sed -n 2p "$work/topk10_top_k.csv" | tr "," "\n" | wc -l) ]]' \
+  "top-k CSV header and rows have the same number of columns"
+# Only regular files are opened: a FIFO fails at once instead of blocking.
+mkfifo "$work/fifo.npy" "$work/fifo.onnx"
+expect 3 "not a regular file (a FIFO)" -- timeout 30 "$bin" --model weights/ssa.onnx --input "$work/fifo.npy"
+expect 3 "not a regular file (a FIFO)" -- timeout 30 "$bin" --model "$work/fifo.onnx" --input "$ref/ssa_input.npy"
+# NaN in the conv net's input: the fused default path exits 6 exactly as --no-fuse does.
+"$IE_PYTHON" -c "import numpy as np, sys; a = np.load(sys.argv[1]); a[0, 0, 40, 40] = np.nan; np.save(sys.argv[2], a)" \
+  "$ref/convnet_input.npy" "$work/convnet_nan.npy"
+expect 6 "NaN or Inf" -- "$bin" --model weights/convnet.onnx --input "$work/convnet_nan.npy" --backend cpu --output "$work/nan_fused.npy"
+expect 6 "NaN or Inf" -- "$bin" --model weights/convnet.onnx --input "$work/convnet_nan.npy" --backend cpu --no-fuse \
+  --output "$work/nan_unfused.npy"
+check '[[ ! -e "$work/nan_fused.npy" && ! -e "$work/nan_unfused.npy" ]]' "no output written for NaN, fused or not"
+# A blocked output (latent.npy is a folder; the top-k CSV is a folder) fails before the run and leaves nothing.
+mkdir -p "$work/blocked/latent.npy" "$work/tk/probs_top_k.csv"
+expect 2 "latent.npy: cannot write the output there: it is a folder" -- "$bin" --model weights/ssa.onnx \
+  --input "$ref/ssa_input.npy" --output "$work/blocked"
+check '[[ $(ls -A "$work/blocked") == latent.npy ]]' "a blocked output folder gets no partial or temporary file"
+expect 2 "probs_top_k.csv: cannot write the output there: it is a folder" -- "$bin" --config configs/convnet.yaml \
+  --input "$ref/convnet_input_raw.npy" --top-k 3 --output "$work/tk/probs.npy"
+check '[[ $(ls -A "$work/tk") == probs_top_k.csv ]]' "a blocked top-k CSV leaves no probs.npy behind"
+# An unwritable destination is found before the run, with the same exit code for a folder and a .npy path.
+touch "$work/afile"
+for out in "$work/afile/outdir" "$work/afile/probs.npy"; do
+  expect 2 "is not a folder" -- "$bin" --model weights/convnet.onnx --input "$ref/convnet_input.npy" --output "$out"
+  check '[[ $("$bin" --model weights/convnet.onnx --input "$ref/convnet_input.npy" --output "$out" 2>&1) != *throughput* ]]' \
+    "destination $out checked before the run"
+done
+if [[ $(id -u) != 0 ]]; then  # root writes anywhere
+  mkdir -p "$work/readonly" && chmod 555 "$work/readonly"
+  expect 2 "is not writable" -- "$bin" --model weights/convnet.onnx --input "$ref/convnet_input.npy" --output "$work/readonly/out"
+  expect 2 "is not writable" -- "$bin" --model weights/convnet.onnx --input "$ref/convnet_input.npy" --output "$work/readonly/p.npy"
+fi
+
 # --- a CUDA backend on a machine without a usable GPU: exit 4 (skipped where a GPU exists) --------
+# (and skipped in a build configured with -DIE_WITH_CUDA=OFF, which has no CUDA backend to refuse)
 if ! command -v nvidia-smi > /dev/null || ! nvidia-smi > /dev/null 2>&1; then
-  expect 4 "cannot run here" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --backend cuda-reference
+  if [[ $("$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --backend cuda-reference 2>&1) == *"this build has"* ]]; then
+    echo "skip: this build has no CUDA backend"
+  else
+    expect 4 "cannot run here" -- "$bin" --model weights/ssa.onnx --input "$ref/ssa_input.npy" --backend cuda-reference
+  fi
 fi
 
 echo "infer CLI tests: $failures failed"

@@ -76,3 +76,40 @@ TEST_CASE("FusedConv rejects unknown activation and pool kinds") {
   CHECK_THROWS_WITH_AS(run_node_cpu(make_node("FusedConv", {"x", "w"}, {"y"}, k, "ie"), {x, w}),
                        doctest::Contains("pool_kernel_shape"), Error);
 }
+
+// Regression (hardening): the fused epilogue's Relu was `x > 0 ? x : 0`, which turned NaN into 0, so a NaN input
+// gave finite, confident outputs on the default path while the unfused ops propagated it.
+TEST_CASE("FusedConv keeps NaN through Relu and MaxPool exactly as Conv -> Relu -> MaxPool does") {
+  std::vector<double> xs = ramp(2 * 1 * 12 * 12, 21);
+  xs[5 * 12 + 7] = NAN;                // one NaN pixel in image 0
+  xs[144 + 3 * 12 + 2] = -INFINITY;  // and an infinity in image 1
+  Tensor x = f32({2, 1, 12, 12}, xs), w = f32({3, 1, 3, 3}, ramp(27, 22)), b = f32({3}, ramp(3, 23));
+  Tensor conv = run_node_cpu(make_node("Conv", {"x", "w", "b"}, {"y"}), {x, w, b})[0];
+  Tensor relu = run_node_cpu(make_node("Relu", {"x"}, {"y"}), {conv})[0];
+  Attributes p;
+  p.set_ints("kernel_shape", {2, 2});
+  p.set_ints("strides", {2, 2});
+  Tensor want = run_node_cpu(make_node("MaxPool", {"x"}, {"y"}, p), {relu})[0];
+  Attributes a;
+  a.set_string("activation", "Relu");
+  a.set_string("pool", "MaxPool");
+  a.set_ints("pool_kernel_shape", {2, 2});
+  a.set_ints("pool_strides", {2, 2});
+  Tensor got = run_node_cpu(make_node("FusedConv", {"x", "w", "b"}, {"y"}, a, "ie"), {x, w, b})[0];
+  REQUIRE(got.shape() == want.shape());
+  int64_t nans = 0;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const float g = got.data_as<float>()[i], r = want.data_as<float>()[i];
+    CHECK(std::isnan(g) == std::isnan(r));
+    if (std::isnan(r)) ++nans;
+    else if (std::isinf(r)) CHECK(g == r);
+    else CHECK(g == doctest::Approx(r).epsilon(1e-5));
+  }
+  CHECK(nans > 0);  // the NaN reached the output on both paths
+  // Relu alone in the fused epilogue (no pool) keeps every NaN of the convolution.
+  Attributes r;
+  r.set_string("activation", "Relu");
+  Tensor relu_fused = run_node_cpu(make_node("FusedConv", {"x", "w", "b"}, {"y"}, r, "ie"), {x, w, b})[0];
+  for (int64_t i = 0; i < relu.numel(); ++i)
+    CHECK(std::isnan(relu_fused.data_as<float>()[i]) == std::isnan(relu.data_as<float>()[i]));
+}

@@ -99,3 +99,37 @@ TEST_CASE("MaxPool on uint8 and pooling errors") {
   CHECK_THROWS_WITH_AS(run_node_cpu(make_node("MaxPool", {"x"}, {"y"}, bad), {tensor(DType::Float32, {1, 1, 2, 3}, {1, 2, 3, 4, 5, 6})}),
                        doctest::Contains("strides"), Error);
 }
+
+// Regression (hardening): MaxPool kept a NaN only when it was a window's first tap; like numpy's max and PyTorch's
+// max_pool, NaN anywhere in the window now wins, so the fused pool and the unfused one agree on NaN inputs.
+TEST_CASE("MaxPool propagates NaN wherever it sits in the window") {
+  Attributes a;
+  a.set_ints("kernel_shape", {4});
+  a.set_ints("strides", {4});
+  auto y = run_node_cpu(make_node("MaxPool", {"x"}, {"y"}, a),
+                        {tensor(DType::Float32, {1, 1, 8}, {1, NAN, 3, 2, 5, 6, 7, 8})})[0];
+  CHECK(std::isnan(y.data_as<float>()[0]));
+  CHECK(y.data_as<float>()[1] == 8.0f);
+}
+
+// Regression (hardening): a kernel far larger than the input (with SAME_UPPER padding) walked every tap of the
+// window, 2^40 per output: no answer within minutes. The taps are now clipped to the input arithmetically.
+TEST_CASE("AveragePool and MaxPool with a huge kernel and SAME_UPPER finish at once") {
+  Attributes a;
+  a.set_ints("kernel_shape", {int64_t(1) << 40});
+  a.set_string("auto_pad", "SAME_UPPER");
+  Tensor x = tensor(DType::Float32, {1, 1, 4}, {1, 2, 3, 4});
+  auto avg = run_node_cpu(make_node("AveragePool", {"x"}, {"y"}, a), {x})[0];
+  REQUIRE(avg.shape() == Shape{1, 1, 4});
+  for (int64_t i = 0; i < 4; ++i) CHECK(avg.data_as<float>()[i] == doctest::Approx(2.5));
+  auto mx = run_node_cpu(make_node("MaxPool", {"x"}, {"y"}, a), {x})[0];
+  for (int64_t i = 0; i < 4; ++i) CHECK(mx.data_as<float>()[i] == 4.0f);
+  a.set_int("count_include_pad", 1);
+  auto padded = run_node_cpu(make_node("AveragePool", {"x"}, {"y"}, a), {x})[0];
+  CHECK(padded.data_as<float>()[0] == doctest::Approx(10.0 / static_cast<double>(int64_t(1) << 40)));
+  // Where the window's extent itself overflows 64 bits, the error names the node.
+  a.set_ints("kernel_shape", {int64_t(1) << 62});
+  a.set_ints("dilations", {4});
+  CHECK_THROWS_WITH_AS(run_node_cpu(make_node("AveragePool", {"x"}, {"y"}, a), {x}), doctest::Contains("overflows"),
+                       Error);
+}

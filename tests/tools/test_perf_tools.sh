@@ -103,6 +103,20 @@ expect 0 "bench --profile" "$BIN/bench" --config "$SSA" --paths cpu --batches 2 
 json_check "$WORK/bench_prof.json" "len(d['results'][0]['profile']['steps']) > 0"
 expect 2 "bench --sets 2 is a usage error" "$BIN/bench" --config "$SSA" --paths cpu --batches 1 --sets 2
 
+# --- hardening: the shared --threads bound and --max-memory limit in every tool ---
+expect 2 "bench --threads beyond the machine is a usage error" "$BIN/bench" --config "$SSA" --paths cpu --batches 1 \
+  --threads 100000
+grep -q -- "--threads must be from 0" "$WORK/out.txt" || fail "bench --threads gave no clear message"
+expect 3 "compare --max-memory 1K names the limit" "$BIN/compare" --config "$SSA" --batch 2 --a cpu --b cpu --max-memory 1K
+grep -q "single-tensor limit of 1.0 KiB" "$WORK/out.txt" || fail "compare --max-memory gave no clear message"
+expect 3 "inspect --max-memory 1K names the limit" "$BIN/inspect" "$SRC/weights/convnet.onnx" --batch 65536 --max-memory 1K
+expect 0 "inspect plans the conv net at batch 65536 within the default limits" "$BIN/inspect" \
+  "$SRC/weights/convnet.onnx" --batch 65536 --no-fuse
+expect 0 "inspect plans the SSA at batch 65536 within the default limits" "$BIN/inspect" "$SRC/weights/ssa.onnx" \
+  --batch 65536
+expect 2 "inspect --batch 0 says what was wrong" "$BIN/inspect" "$SRC/weights/ssa.onnx" --batch 0
+grep -q -- "--batch must be >= 1, got 0" "$WORK/out.txt" || fail "inspect --batch 0 gave no clear message"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"
   exit 1

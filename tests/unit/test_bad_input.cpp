@@ -2,9 +2,15 @@
 // the thing that was wrong (the node and op, the input, the file).
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
+#include <climits>
 #include <fstream>
+#include <functional>
 
 #include "engine/core/error.h"
+#include "engine/core/parallel.h"
+#include "engine/io/tensor_file.h"
 #include "model_builder.h"
 
 using namespace ie;
@@ -170,4 +176,204 @@ TEST_CASE("bad input: out-of-range external data names the range, the file and t
   CHECK(contains(msg, "[0, 16)"));
   CHECK(contains(msg, "weights.bin"));
   CHECK(contains(msg, "10 bytes"));
+}
+
+// --- Hostile models (hardening): every size a model claims is checked, and checked before anything is allocated.
+
+namespace {
+
+constexpr int64_t k2p31 = int64_t(1) << 31;
+
+// Plans the model at its declared shapes on the CPU (what `inspect` does) and returns the BadInput message.
+std::string plan_message(const std::string& path, const Options& options = Options{"cpu"}) {
+  return bad_input_message([&] { Engine::load(path, options).describe({}); });
+}
+
+// A model whose one input x[1] is added to the output of `op` on constant inputs.
+std::string write_op_model(const std::string& tag, const std::function<void(ModelBuilder&)>& add_nodes) {
+  ModelBuilder b;
+  b.input("x", {1}).output("y");
+  add_nodes(b);
+  b.node("Add", {"big", "x"}, {"y"});
+  return b.write(test::temp_dir(tag));
+}
+
+// Kind and message of the Error that `fn` throws.
+template <class Fn>
+std::pair<ErrorKind, std::string> error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return {e.kind(), e.what()};
+  }
+  FAIL("no ie::Error was thrown");
+  return {ErrorKind::CheckFailed, ""};
+}
+
+}  // namespace
+
+TEST_CASE("hostile: ConstantOfShape [2^31, 2^31] fails at plan time instead of wrapping the arena's byte count") {
+  auto path = write_op_model("cos_overflow", [](ModelBuilder& b) {
+    b.initializer_i64("shape", {2}, {k2p31, k2p31});
+    b.node("ConstantOfShape", {"shape"}, {"big"}).set_name("cos");
+  });
+  std::string msg = plan_message(path);
+  CHECK(contains(msg, "node 'cos' (ConstantOfShape)"));
+  CHECK(contains(msg, "overflows 64 bits"));
+}
+
+TEST_CASE("hostile: Expand to [2^31, 2^31] and Tile by [2^62, 2^62] fail naming the node") {
+  auto expand = write_op_model("expand_overflow", [](ModelBuilder& b) {
+    b.initializer("one", {1, 1}, {1.f});
+    b.initializer_i64("shape", {2}, {k2p31, k2p31});
+    b.node("Expand", {"one", "shape"}, {"big"}).set_name("expand");
+  });
+  std::string msg = plan_message(expand);
+  CHECK(contains(msg, "node 'expand' (Expand)"));
+  CHECK(contains(msg, "overflows 64 bits"));
+  auto tile = write_op_model("tile_overflow", [](ModelBuilder& b) {
+    b.initializer("four", {2, 2}, {1.f, 2.f, 3.f, 4.f});
+    b.initializer_i64("repeats", {2}, {int64_t(1) << 62, int64_t(1) << 62});
+    b.node("Tile", {"four", "repeats"}, {"big"}).set_name("tile");
+  });
+  msg = plan_message(tile);
+  CHECK(contains(msg, "node 'tile' (Tile)"));
+  CHECK(contains(msg, "overflows 64 bits"));
+}
+
+TEST_CASE("hostile: Split sizes and Range lengths that overflow are errors, not wrapped sizes") {
+  auto split = write_op_model("split_overflow", [](ModelBuilder& b) {
+    b.initializer("three", {3}, {1.f, 2.f, 3.f});
+    b.initializer_i64("sizes", {3}, {int64_t(1) << 62, int64_t(1) << 62, int64_t(1) << 62});
+    b.node("Split", {"three", "sizes"}, {"big", "b", "c"}).set_name("split");
+  });
+  std::string msg = plan_message(split);
+  CHECK(contains(msg, "node 'split' (Split)"));
+  CHECK(contains(msg, "overflows 64 bits"));
+  auto range = write_op_model("range_overflow", [](ModelBuilder& b) {
+    b.initializer_i64("start", {}, {INT64_MIN});
+    b.initializer_i64("limit", {}, {INT64_MAX});
+    b.initializer_i64("delta", {}, {1});
+    b.node("Range", {"start", "limit", "delta"}, {"big"}).set_name("range");
+  });
+  msg = plan_message(range);
+  CHECK(contains(msg, "node 'range' (Range)"));
+  CHECK(contains(msg, "does not fit in 64 bits"));
+}
+
+TEST_CASE("hostile: a tensor beyond the single-tensor limit fails at plan time naming the node and the limit") {
+  // Pad by 2^40 (4 TiB of float32): refused before the kernel builds its index maps or anything is allocated.
+  ModelBuilder b;
+  b.input("x", {1, 4}).output("y");
+  b.initializer_i64("pads", {4}, {0, 0, 0, int64_t(1) << 40});
+  b.node("Pad", {"x", "pads"}, {"y"}).set_name("pad");
+  std::string msg = plan_message(b.write(test::temp_dir("pad_huge")));
+  CHECK(contains(msg, "node 'pad' (Pad) output 'y'"));
+  CHECK(contains(msg, "4.0 TiB"));
+  CHECK(contains(msg, "single-tensor limit of 16.0 GiB"));
+  CHECK(contains(msg, "--max-memory"));
+}
+
+TEST_CASE("hostile: Options::limits caps the arena and single tensors, and raising them lets the model run") {
+  ModelBuilder b;
+  b.input("x", {-1, 1024}).output("y");
+  b.node("Relu", {"x"}, {"r"}).set_name("relu");
+  b.node("Neg", {"r"}, {"y"});
+  auto path = b.write(test::temp_dir("limits"));
+  const std::map<std::string, Tensor> in{{"x", Tensor(DType::Float32, {1024, 1024})}};  // 4 MiB per tensor
+  Options tight{"cpu"};
+  tight.limits.max_arena_bytes = 6 << 20;
+  std::string msg = bad_input_message([&] { Engine::load(path, tight).create_session().run(in); });
+  CHECK(contains(msg, "memory limit of 6.0 MiB"));
+  Options one_tensor{"cpu"};
+  one_tensor.limits.max_tensor_bytes = 1 << 20;
+  msg = bad_input_message([&] { Engine::load(path, one_tensor).create_session().run(in); });
+  CHECK(contains(msg, "graph input 'x'"));
+  CHECK(contains(msg, "single-tensor limit of 1.0 MiB"));
+  Options raised{"cpu"};
+  raised.limits.max_arena_bytes = raised.limits.max_tensor_bytes = 64 << 20;
+  CHECK(Engine::load(path, raised).create_session().run(in).at("y").numel() == 1024 * 1024);
+}
+
+TEST_CASE("hostile: AveragePool whose kernel volume is absurd fails the per-op work limit at plan time") {
+  ModelBuilder b;
+  b.input("x", {1, 1, 4, 4}).output("y");
+  auto& pool = b.node("AveragePool", {"x"}, {"y"});
+  pool.set_name("pool");
+  test::add_ints_attr(pool, "kernel_shape", {k2p31, k2p31});
+  pool.add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("auto_pad");
+    a.set_type(onnx::AttributeProto::STRING);
+    a.set_s("SAME_UPPER");
+    return a;
+  }());
+  std::string msg = plan_message(b.write(test::temp_dir("pool_work")));
+  CHECK(contains(msg, "node 'pool' (AveragePool)"));
+  CHECK(contains(msg, "per-op limit"));
+}
+
+TEST_CASE("hostile: an initializer claiming 2^40 floats with 4 bytes of raw_data fails before allocating") {
+  ModelBuilder b;
+  b.input("x", {1}).output("y");
+  b.node("Add", {"x", "w"}, {"y"});
+  auto* t = b.proto().mutable_graph()->add_initializer();
+  t->set_name("w");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(int64_t(1) << 40);  // 4 TiB: allocating first would fail with "cannot allocate", not this message
+  t->set_raw_data(std::string(4, '\0'));
+  std::string msg = bad_input_message([&] { Engine::load(b.write(test::temp_dir("short_raw")), Options{"cpu"}); });
+  CHECK(contains(msg, "initializer 'w'"));
+  CHECK(contains(msg, "raw_data holds 4 bytes"));
+}
+
+TEST_CASE("hostile: an external-data offset that is no number, or past 2^63, names the tensor and the key") {
+  for (const char* offset : {"abc", "1e23", "99999999999999999999999", "-4"}) {
+    auto dir = test::temp_dir("bad_offset");
+    ModelBuilder b;
+    b.external_data("weights.bin");
+    b.input("x", {-1, 4}).output("y");
+    b.initializer("w", {4}, {1.f, 2.f, 3.f, 4.f});
+    b.node("Add", {"x", "w"}, {"y"});
+    for (auto& kv : *b.proto().mutable_graph()->mutable_initializer(0)->mutable_external_data())
+      if (kv.key() == "offset") kv.set_value(offset);
+    std::string msg = bad_input_message([&] { Engine::load(b.write(dir), Options{"cpu"}); });
+    CHECK(contains(msg, "initializer 'w'"));
+    CHECK(contains(msg, std::string("external data 'offset' is \"") + offset + "\""));
+    CHECK(!contains(msg, "stoll"));
+  }
+}
+
+TEST_CASE("hostile: duplicate graph output names are an invalid model") {
+  ModelBuilder b;
+  b.input("x", {-1, 3}).output("probs").output("probs");
+  b.node("Relu", {"x"}, {"probs"});
+  std::string msg = bad_input_message([&] { Engine::load(b.write(test::temp_dir("dup_outputs")), Options{"cpu"}); });
+  CHECK(contains(msg, "graph output 'probs' is listed twice"));
+}
+
+TEST_CASE("hostile: a FIFO as model, external data or input is refused without opening it") {
+  auto dir = test::temp_dir("fifo");
+  const std::string fifo = (dir / "pipe").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string msg = bad_input_message([&] { Engine::load(fifo, Options{"cpu"}); });
+  CHECK(contains(msg, "not a regular file (a FIFO)"));
+  msg = bad_input_message([&] { read_tensor_file(fifo); });
+  CHECK(contains(msg, "not a regular file (a FIFO)"));
+  auto path = external_model(dir);
+  std::filesystem::remove(dir / "weights.bin");
+  REQUIRE(::mkfifo((dir / "weights.bin").c_str(), 0600) == 0);
+  msg = bad_input_message([&] { Engine::load(path, Options{"cpu"}); });
+  CHECK(contains(msg, "initializer 'w'"));
+  CHECK(contains(msg, "not a regular file (a FIFO)"));
+}
+
+TEST_CASE("hostile: threads beyond the machine's bound are a usage error naming the bound") {
+  Options o{"cpu"};
+  o.threads = 100000;
+  auto [kind, msg] = error_of([&] { Engine::load(two_input_model().write(test::temp_dir("threads")), o); });
+  CHECK(kind == ErrorKind::Usage);
+  CHECK(contains(msg, "threads must be from 0 (all cores) to " + std::to_string(max_cpu_threads())));
+  CHECK(contains(msg, "got 100000"));
+  CHECK_NOTHROW(check_cpu_threads(max_cpu_threads(), "threads"));
 }

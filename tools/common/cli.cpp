@@ -3,7 +3,11 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <optional>
 #include <sstream>
+
+#include "engine/core/byte_size.h"
+#include "engine/core/parallel.h"
 
 namespace ie::cli {
 
@@ -52,5 +56,58 @@ std::map<std::string, std::vector<int64_t>> parse_named_shapes(const std::vector
 }
 
 bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
+
+namespace {
+// The option's text as a whole integer; nullopt leaves text that is no number to CLI11's conversion message.
+std::optional<long long> as_integer(const std::string& text) {
+  try {
+    size_t used = 0;
+    long long v = std::stoll(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+CLI::Validator at_least(int64_t min, const std::string& flag) {
+  return CLI::Validator(
+      [min, flag](std::string& text) -> std::string {
+        auto v = as_integer(text);
+        if (v && *v < min) throw Error(ErrorKind::Usage, flag + " must be >= " + std::to_string(min) + ", got " + text);
+        return "";
+      },
+      "INT>=" + std::to_string(min));
+}
+
+void add_threads_option(CLI::App& app, int* threads) {
+  app.add_option("--threads", *threads,
+                 "CPU worker threads (0: all cores; at most " + std::to_string(max_cpu_threads()) +
+                     ", 4x the hardware threads)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (auto v = as_integer(text)) check_cpu_threads(*v, "--threads");
+            return "";
+          },
+          "INT"));
+}
+
+void add_max_memory_option(CLI::App& app, Limits* limits) {
+  app.add_option_function<std::string>(
+      "--max-memory",
+      [limits](const std::string& text) {
+        limits->max_arena_bytes = limits->max_tensor_bytes = parse_byte_size(text, "--max-memory");
+      },
+      "most memory a model's plan may take, the arena and any single tensor (e.g. 8G; default: " +
+          human_bytes(Limits{}.max_arena_bytes) + " arena, " + human_bytes(Limits{}.max_tensor_bytes) + " tensor)");
+}
+
+int report_parse_error(const char* argv0, const Error& e) {
+  std::string tool = argv0 ? argv0 : "";
+  size_t slash = tool.find_last_of('/');
+  if (slash != std::string::npos) tool.erase(0, slash + 1);
+  std::cerr << tool << ": error: " << e.what() << "\n";
+  return e.exit_code();
+}
 
 }  // namespace ie::cli

@@ -23,13 +23,29 @@ std::map<std::string, std::vector<int64_t>> parse_named_shapes(const std::vector
 /// Whether stdout is an interactive terminal (progress bars only then).
 bool stdout_is_terminal();
 
+/// Validator of an integer option: "<flag> must be >= <min>, got <text>" (exit 2), in place of CLI11's range text.
+///   app.add_option("--batch-size", n, "samples per batch")->check(ie::cli::at_least(1, "--batch-size"));
+CLI::Validator at_least(int64_t min, const std::string& flag);
+
+/// Adds --threads N: CPU worker threads, 0 for all cores, at most 4x the hardware threads (1024 at most).
+void add_threads_option(CLI::App& app, int* threads);
+
+/// Adds --max-memory SIZE (bytes, or with K, M, G, T): the most memory a model's plan may take, both the whole
+/// arena and any single tensor; sets limits->max_arena_bytes and max_tensor_bytes.
+void add_max_memory_option(CLI::App& app, Limits* limits);
+
+/// Prints an error raised while parsing the command line ("<tool>: error: <message>") and returns its exit code.
+int report_parse_error(const char* argv0, const Error& e);
+
 }  // namespace ie::cli
 
-/// CLI11's parse with our exit codes: --help exits 0, a usage error exits 2 with CLI11's message.
-#define IE_CLI_PARSE(app, argc, argv)           \
-  try {                                         \
-    (app).parse((argc), (argv));                \
-  } catch (const CLI::ParseError& e) {          \
-    int code = (app).exit(e);                   \
-    return code == 0 ? 0 : 2;                   \
+/// CLI11's parse with our exit codes: --help exits 0, a usage error exits 2 with CLI11's message or ours.
+#define IE_CLI_PARSE(app, argc, argv)                        \
+  try {                                                      \
+    (app).parse((argc), (argv));                             \
+  } catch (const CLI::ParseError& e) {                       \
+    int code = (app).exit(e);                                \
+    return code == 0 ? 0 : 2;                                \
+  } catch (const ie::Error& e) {                             \
+    return ie::cli::report_parse_error((argv)[0], e);        \
   }
