@@ -385,7 +385,7 @@ __host__ __device__ inline float nan_max(float a, float b) {
   return (a > b || a != a) ? a : b;
 #endif
 }
-__host__ __device__ inline float nan_relu(float v) { return v < 0.f ? 0.f : v; }
+__host__ __device__ inline float nan_relu(float v) { return nan_max(v, 0.f); }
 
 // ---- index functions shared by the kernels and the emulation -----------------------------------------------
 

@@ -67,8 +67,7 @@ __host__ __device__ inline uint32_t byte_perm(uint32_t a, uint32_t b, uint32_t s
 
 // Tile configurations (the autotuning table): warps per CTA, n-tiles per work unit, target conv outputs per tile.
 // kMinBlocks: CTAs per SM the register allocation must allow with KS = 8 (ptxas otherwise aimed at 64 registers
-// for 256 threads and spilled); halved for KS = 16, whose 64 weight registers plus two accumulator sets spilled
-// at 128 registers per thread.
+// for 256 threads and spilled); see stacked_min_blocks for KS = 16 and for the kernel without a running max.
 struct StackedW8N2 {
   static constexpr const char* kName = "stk_w8_n2_px6400";
   static constexpr int kWarps = 8, kNW = 2, kTargetPixels = 6400, kMinBlocks = 2;
@@ -409,7 +408,9 @@ template <class TOut>
 struct PoolDst {
   TOut* row[2];  // y at the tile's first pooled column of the lane's v and w rows
   float bias[2];
-  int col_limit;  // pooled columns of the tile that exist
+  bool on[2];     // whether this lane writes v, w
+  int col_limit;  // pooled columns of the tile that exist (0: the lane writes none)
+  bool one_is_w;  // a window combined across lanes (rp_gmask != 0) leaves the lane one output at most: v or w
 };
 template <class TOut>
 __host__ __device__ inline PoolDst<TOut> pool_dst(const StackedPlan& p, const TileCoord& t, const StackedUnit& su,
@@ -418,24 +419,31 @@ __host__ __device__ inline PoolDst<TOut> pool_dst(const StackedPlan& p, const Ti
   const int g = lane >> 2, img = t.n0 + su.gi;
   FUSED_CONV_UNROLL
   for (int half = 0; half < 2; ++half) {
-    d.row[half] = nullptr;
-    d.bias[half] = 0.f;
-    if (half == 0 ? (g & p.rp_gmask) != 0 : ((g & p.rp_gmask) != p.rp_gmask || p.rp_inlane)) continue;
     const int m = g + 8 * half, ch = m & (p.kp - 1);
     const int prow_l = (su.rb * p.dy + (m >> p.log2kp)) >> p.log2w, prow = t.ty * p.pb + prow_l;
-    if (ch >= p.k || prow_l >= p.pb || prow >= p.ph || img >= p.n) continue;
-    d.row[half] = y + ((static_cast<size_t>(img) * p.k + ch) * p.ph + prow) * p.pw + t.tx * p.pcb;
-    d.bias[half] = bias ? bias[ch] : 0.f;
+    const bool mine = half == 0 ? (g & p.rp_gmask) == 0 : (g & p.rp_gmask) == p.rp_gmask && !p.rp_inlane;
+    d.on[half] = mine && ch < p.k && prow_l < p.pb && prow < p.ph && img < p.n;
+    d.row[half] = y + (d.on[half] ? ((static_cast<size_t>(img) * p.k + ch) * p.ph + prow) * p.pw + t.tx * p.pcb : 0);
+    d.bias[half] = bias && d.on[half] ? bias[ch] : 0.f;
   }
   d.col_limit = imin(p.pcb, p.pw - t.tx * p.pcb);
   if (lane & 3 & p.rp_tmask) d.col_limit = 0;  // a window's other columns are written by its first lane
+  d.one_is_w = (g & p.rp_gmask) != 0;
   return d;
 }
 template <class TOut>
 __host__ __device__ inline void pool_write(const PoolDst<TOut>& d, int pcol_l, float v, float w) {
   if (pcol_l >= d.col_limit) return;
-  if (d.row[0]) d.row[0][pcol_l] = from_float<TOut>(nan_relu(v + d.bias[0]));
-  if (d.row[1]) d.row[1][pcol_l] = from_float<TOut>(nan_relu(w + d.bias[1]));
+  if (d.on[0]) d.row[0][pcol_l] = from_float<TOut>(nan_relu(v + d.bias[0]));
+  if (d.on[1]) d.row[1][pcol_l] = from_float<TOut>(nan_relu(w + d.bias[1]));
+}
+// The same when the lane has one output at most (rp_gmask != 0): half the branches and address arithmetic.
+// (Selects, not d.row[d.one_is_w]: a run-time index puts the struct in local memory.)
+template <class TOut>
+__host__ __device__ inline void pool_write_one(const PoolDst<TOut>& d, int pcol_l, float v, float w) {
+  const bool on = d.one_is_w ? d.on[1] : d.on[0];
+  if (on && pcol_l < d.col_limit)
+    (d.one_is_w ? d.row[1] : d.row[0])[pcol_l] = from_float<TOut>(nan_relu(d.one_is_w ? w + d.bias[1] : v + d.bias[0]));
 }
 
 // ---- weight packing (host, once per engine) ----------------------------------------------------------------
@@ -518,11 +526,63 @@ __device__ __forceinline__ void stacked_mma(const StackedPlan& p, const uint32_t
   }
 }
 
-template <class Cfg, class Word, class TIn, class TOut, int KS, bool kRegPool>
-__global__ void __launch_bounds__(Cfg::kWarps * 32, KS > 8 ? (Cfg::kMinBlocks + 1) / 2 : Cfg::kMinBlocks)
+// The register epilogue of a column group: combine each n-tile's window (see reg_pool_steps) and write. NM, INL,
+// NC: the combine steps when known at compile time (the common windows: no per-step branches), NM < 0: read
+// from the plan.
+template <int NM, bool INL, int NC, int NW, class TOut>
+__device__ __forceinline__ void reg_pool_epilogue(const StackedPlan& p, const PoolDst<TOut>& dst, int col0, int lane,
+                                                  const float (&pm)[NW][4]) {
+  FUSED_CONV_UNROLL
+  for (int j = 0; j < NW; ++j) {
+    const int col = col0 + 8 * j + 2 * (lane & 3);
+    float v = nan_max(pm[j][0], pm[j][1]), w = nan_max(pm[j][2], pm[j][3]);
+    FUSED_CONV_UNROLL
+    for (int i = 0; i < (NM < 0 ? 3 : NM); ++i)
+      if (NM >= 0 || i < p.rp_nm) {
+        v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, p.rp_mask[i]));
+        w = nan_max(w, __shfl_xor_sync(0xffffffffu, w, p.rp_mask[i]));
+      }
+    if (NM < 0 ? p.rp_inlane != 0 : INL) v = w = nan_max(v, w);
+    FUSED_CONV_UNROLL
+    for (int i = 0; i < (NM < 0 ? 2 : NC); ++i)
+      if (NM >= 0 || i < p.rp_nc) {
+        v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, 1 << i));
+        w = nan_max(w, __shfl_xor_sync(0xffffffffu, w, 1 << i));
+      }
+    if (NM > 0)
+      pool_write_one(dst, col >> p.log2w, v, w);
+    else
+      pool_write(dst, col >> p.log2w, v, w);
+  }
+}
+
+// No pool: every accumulator is an output, (c0, c2) at column 2t and (c1, c3) at 2t + 1.
+template <int NW, class TOut>
+__device__ __forceinline__ void unpooled_epilogue(const PoolDst<TOut>& dst, int col0, int lane,
+                                                  const float (&pm)[NW][4]) {
+  FUSED_CONV_UNROLL
+  for (int j = 0; j < NW; ++j) {
+    const int col = col0 + 8 * j + 2 * (lane & 3);
+    pool_write(dst, col, pm[j][0], pm[j][2]);
+    pool_write(dst, col + 1, pm[j][1], pm[j][3]);
+  }
+}
+
+// kMode: 0 pools through the conv tile in shared memory; 1 pools in registers, one row block per unit (no
+// running max: its registers go to occupancy); 2 pools in registers over p.rpu row blocks.
+template <int kMode, int KS, int kWarps, int kMinBlocks>
+constexpr int stacked_min_blocks() {
+  // KS = 16 (64 weight registers): 128 registers per thread for 4-warp CTAs; 8-warp ones spilled at 128 (two
+  // accumulator sets), so they take 255. KS = 8: kMinBlocks, one more without the running max (kMode 1).
+  return KS > 8 ? (kWarps <= 4 ? kMinBlocks : 1) : kMode == 1 ? kMinBlocks + 1 : kMinBlocks;
+}
+
+template <class Cfg, class Word, class TIn, class TOut, int KS, int kMode>
+__global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<kMode, KS, Cfg::kWarps, Cfg::kMinBlocks>())
     fused_conv_stacked_kernel(const StackedPlan p, const TIn* __restrict__ x, const uint4* __restrict__ wpk,
                               const float* __restrict__ bias, TOut* __restrict__ y) {
   constexpr int kThreads = Cfg::kWarps * 32, NW = Cfg::kNW;
+  constexpr bool kRegPool = kMode != 0;
   extern __shared__ __align__(16) unsigned char smem[];
   int2* s_kofs = reinterpret_cast<int2*>(smem + p.off_kofs);
   uint32_t* s_in = reinterpret_cast<uint32_t*>(smem + p.off_in);
@@ -557,7 +617,7 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, KS > 8 ? (Cfg::kMinBlocks + 
         const int col0 = q * NW * 8;
         float pm[NW][4];
         stacked_mma<Word, KS, NW>(p, a, s_kofs, in + su.base + col0, lane, pm);
-        for (int rr = 1; rr < p.rpu; ++rr) {  // a pool window over several row blocks: running max
+        for (int rr = 1; kMode != 1 && rr < p.rpu; ++rr) {  // a window over several row blocks: running max
           float acc[NW][4];
           stacked_mma<Word, KS, NW>(p, a, s_kofs, in + su.base + col0 + rr * p.dy * p.ws, lane, acc);
           FUSED_CONV_UNROLL
@@ -565,30 +625,16 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, KS > 8 ? (Cfg::kMinBlocks + 
           for (int i = 0; i < 4; ++i) pm[j][i] = nan_max(pm[j][i], acc[j][i]);
         }
         if constexpr (kRegPool) {
-          FUSED_CONV_UNROLL
-          for (int j = 0; j < NW; ++j) {
-            const int col = col0 + 8 * j + 2 * (lane & 3);
-            if (p.win == 1) {
-              pool_write(dst, col, pm[j][0], pm[j][2]);
-              pool_write(dst, col + 1, pm[j][1], pm[j][3]);
-              continue;
-            }
-            float v = nan_max(pm[j][0], pm[j][1]), w = nan_max(pm[j][2], pm[j][3]);
-            FUSED_CONV_UNROLL
-            for (int i = 0; i < 3; ++i)
-              if (i < p.rp_nm) {
-                v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, p.rp_mask[i]));
-                w = nan_max(w, __shfl_xor_sync(0xffffffffu, w, p.rp_mask[i]));
-              }
-            if (p.rp_inlane) v = w = nan_max(v, w);
-            FUSED_CONV_UNROLL
-            for (int i = 0; i < 2; ++i)
-              if (i < p.rp_nc) {
-                v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, 1 << i));
-                w = nan_max(w, __shfl_xor_sync(0xffffffffu, w, 1 << i));
-              }
-            pool_write(dst, col >> p.log2w, v, w);
-          }
+          if (p.win == 1)
+            unpooled_epilogue(dst, col0, lane, pm);
+          else if (p.rp_nm == 1 && !p.rp_inlane && p.rp_nc == 0)  // 2x2 with kp <= 4 (conv1)
+            reg_pool_epilogue<1, false, 0>(p, dst, col0, lane, pm);
+          else if (p.rp_nm == 0 && !p.rp_inlane && p.rp_nc == 1)  // 4x4 with kp = 16 (conv2)
+            reg_pool_epilogue<0, false, 1>(p, dst, col0, lane, pm);
+          else if (p.rp_nm == 0 && p.rp_inlane && p.rp_nc == 0)  // 2x2 with kp = 8
+            reg_pool_epilogue<0, true, 0>(p, dst, col0, lane, pm);
+          else
+            reg_pool_epilogue<-1, false, 0>(p, dst, col0, lane, pm);
         } else {
           FUSED_CONV_UNROLL
           for (int j = 0; j < NW; ++j) stacked_store(p, s_ct, su, col0, j, lane, pm[j]);
@@ -602,10 +648,10 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, KS > 8 ? (Cfg::kMinBlocks + 
   }
 }
 
-template <class Cfg, class Word, class TIn, class TOut, int KS, bool kRegPool>
+template <class Cfg, class Word, class TIn, class TOut, int KS, int kMode>
 cudaError_t launch_stacked_ks(const StackedPlan& p, const TIn* x, const uint4* w, const float* bias, TOut* y,
                               cudaStream_t stream) {
-  auto kernel = fused_conv_stacked_kernel<Cfg, Word, TIn, TOut, KS, kRegPool>;
+  auto kernel = fused_conv_stacked_kernel<Cfg, Word, TIn, TOut, KS, kMode>;
   DeviceLimits d;
   int per_sm = 0;
   cudaError_t err = device_limits(&d);
@@ -624,11 +670,14 @@ cudaError_t launch_fused_conv_stacked(const StackedPlan& p, const TIn* x, const 
                                       TOut* y, cudaStream_t stream) {
   if (p.nw != Cfg::kNW || p.ksteps > kStackedMaxKSteps || p.e != Word::kE) return cudaErrorInvalidValue;
   const uint4* w = static_cast<const uint4*>(packed_w);
+  const int mode = !p.reg_pool ? 0 : p.rpu == 1 ? 1 : 2;
   if (p.ksteps <= 8)
-    return p.reg_pool ? launch_stacked_ks<Cfg, Word, TIn, TOut, 8, true>(p, x, w, bias, y, stream)
-                      : launch_stacked_ks<Cfg, Word, TIn, TOut, 8, false>(p, x, w, bias, y, stream);
-  return p.reg_pool ? launch_stacked_ks<Cfg, Word, TIn, TOut, 16, true>(p, x, w, bias, y, stream)
-                    : launch_stacked_ks<Cfg, Word, TIn, TOut, 16, false>(p, x, w, bias, y, stream);
+    return mode == 0   ? launch_stacked_ks<Cfg, Word, TIn, TOut, 8, 0>(p, x, w, bias, y, stream)
+           : mode == 1 ? launch_stacked_ks<Cfg, Word, TIn, TOut, 8, 1>(p, x, w, bias, y, stream)
+                       : launch_stacked_ks<Cfg, Word, TIn, TOut, 8, 2>(p, x, w, bias, y, stream);
+  return mode == 0   ? launch_stacked_ks<Cfg, Word, TIn, TOut, 16, 0>(p, x, w, bias, y, stream)
+         : mode == 1 ? launch_stacked_ks<Cfg, Word, TIn, TOut, 16, 1>(p, x, w, bias, y, stream)
+                     : launch_stacked_ks<Cfg, Word, TIn, TOut, 16, 2>(p, x, w, bias, y, stream);
 }
 
 // The same, planning for the current device first (the lab's entry point).

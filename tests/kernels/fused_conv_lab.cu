@@ -43,6 +43,26 @@
 //   stride (overlapping 3/2 included) and exact (fp32 conv values, bias and ReLU after the max). Its cost is
 //   shared memory: for conv2 a whole image (32x32x16 fp32 = 64 KB) with ConvTileLarge.
 // - Persistent grid (SMs x resident CTAs): weights and the k-offset table are loaded once per CTA.
+// - stacked (fused_conv_stacked.cuh, k <= 16): weights on M, pixels on N, conv rows stacked under the channels.
+//   The measured history, H200, batch 10000, bf16 in and out (ms; ncu warp instructions per image in brackets):
+//     pixels-on-M (w8_m4_px1024)                          conv1 2.07 [134K]      conv2 1.11
+//       ncu: 60% of its instructions were run-time integer division (pixel_word, pool_store, staging);
+//       HMMA 1.3% of instructions, tensor pipe 5% busy, issue 68%: issue-bound on index arithmetic.
+//     stacked v1: FastDiv, weights in registers          conv1 1.19 [71K]       conv2 1.61 (1 CTA/SM: 178 KB)
+//     + pooling in registers, double-buffered input      conv1 1.74 [69K]       conv2 0.87
+//       (conv1 slower: 10 MMAs per work unit under ~450 instructions of unit set-up, running max and epilogue)
+//     + a unit = a row block x all column groups; first  conv1 0.91 [36K]       conv2 1.41 (px4096: 1 CTA/SM)
+//       row block peeled; max.NaN (one FMNMX.NAN); NW=5
+//     + flat staging (one contiguous run per band)       conv1 0.64 [22K]       conv2 0.54 [16K] (w4_n4_px1024)
+//       (row staging had cost 157 instructions per 86-word row: 38% of conv1, 56% of conv2)
+//     + compile-time window combines, no running max     conv1 0.44 [21K]       conv2 0.42
+//       in the one-row-block kernel (80 registers: 3 CTAs/SM)
+//     + one output per lane when rows combine across     conv1 0.39             conv2 0.43 (128 registers for
+//       lanes; ReLU as max.NaN(v, 0)                                             4-warp KS=16 CTAs: 4 per SM)
+//   Where conv1 stands (ncu, 0.44 ms version): issue 50% active, tensor pipe 14%, 37% occupancy; per work unit
+//   and column group 364 instructions for 25 HMMA (MMA loop ~144, epilogue ~220). Next: fewer epilogue
+//   instructions (pack two outputs per store, 32-bit offsets), wgmma for conv2 (its M = 16 channels only fills
+//   wgmma's M = 64 with 4 stacked rows), conv1 + conv2 in one kernel (the 4x40x40 map stays on chip).
 // Next steps worth measuring (not done): register reuse of A fragments across ky (an output row's fragment for
 // tap row ky+1 is the next output row's for ky), which removes most A loads for stacked m-tiles; double-buffered
 // staging (the next tile's loads in flight during this tile's MMAs); ldmatrix on an explicit im2col tile;
@@ -574,8 +594,13 @@ bool emulate_stacked_case(const Case& cs, Variant v, int nw, int target_pixels, 
             if (p.rp_inlane)
               for (int l = 0; l < 32; ++l) v[l] = w[l] = fc::nan_max(v[l], w[l]);
             for (int i = 0; i < p.rp_nc; ++i) xor_step(1 << i);
-            for (int lane = 0; lane < 32; ++lane)
-              fc::pool_write(dst[lane], (col0 + 8 * j + 2 * (lane & 3)) >> p.log2w, v[lane], w[lane]);
+            for (int lane = 0; lane < 32; ++lane) {  // one output per lane when rows combine across lanes
+              const int pcol = (col0 + 8 * j + 2 * (lane & 3)) >> p.log2w;
+              if (p.rp_nm > 0)
+                fc::pool_write_one(dst[lane], pcol, v[lane], w[lane]);
+              else
+                fc::pool_write(dst[lane], pcol, v[lane], w[lane]);
+            }
           }
         }
     }
