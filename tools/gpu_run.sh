@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: the GPU tests, the same tests under compute-sanitizer (memcheck; the fused kernels'
-# tests also under racecheck and synccheck), the kernel labs, the ONNX node tests
+# tests also under racecheck, synccheck and initcheck), the kernel labs, the ONNX node tests
 # on the CUDA reference path, `bench` on both models (with per-op profiles), and the same workloads in PyTorch.
 # Every figure and log lands in OUT_DIR (a summary.txt plus results.tar.gz with everything).
 #
@@ -39,8 +39,8 @@ compute-sanitizer --tool memcheck --error-exitcode 9 "$build/bin/gpu_tests" --no
   > "$out/logs/gpu_tests_memcheck.log" 2>&1; rc=$?
 say "memcheck exit $rc: $(grep -E 'ERROR SUMMARY' "$out/logs/gpu_tests_memcheck.log" | tail -1)"
 
-stage "fused kernels' GPU tests under compute-sanitizer racecheck and synccheck"
-for tool in racecheck synccheck; do
+stage "fused kernels' GPU tests under compute-sanitizer racecheck, synccheck and initcheck"
+for tool in racecheck synccheck initcheck; do
   compute-sanitizer --tool $tool --error-exitcode 9 "$build/bin/gpu_tests" --no-version \
     -tc='cuda FusedConv (fused set) matches*,cuda FusedConv keeps NaN*,cuda FusedConv declines*' > "$out/logs/gpu_tests_$tool.log" 2>&1; rc=$?
   say "$tool exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/logs/gpu_tests_$tool.log" | tail -1)"

@@ -134,10 +134,13 @@ void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const voi
     const int ntiles = (plan.cwk + 7) / 8;
     options.push_back({{Cfg::kName, std::move(run)}, plan.groups * plan.nw - ntiles, plan.nw});
   };
-  add(fc::StackedW4N4{});
+  add(fc::StackedW4N5{});  // conv1 (lab, batch 10000): 0.38 ms
+  add(fc::StackedW4N4{});  // conv2: 0.43 ms
   add(fc::StackedW8N5{});
-  add(fc::StackedW8N2{});
   add(fc::StackedW8N4{});
+  add(fc::StackedW4N4Small{});  // batch 1: conv2 0.012 ms
+  add(fc::StackedW4N2{});       // batch 1: conv1 0.008 ms
+  add(fc::StackedW8N2{});
   std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) {
     return a.waste != b.waste ? a.waste < b.waste : a.nw > b.nw;
   });

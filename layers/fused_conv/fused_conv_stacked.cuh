@@ -84,6 +84,18 @@ struct StackedW4N4 {
   static constexpr const char* kName = "stk_w4_n4_px1024";
   static constexpr int kWarps = 4, kNW = 4, kTargetPixels = 1024, kMinBlocks = 4;
 };
+struct StackedW4N4Small {
+  static constexpr const char* kName = "stk_w4_n4_px512";
+  static constexpr int kWarps = 4, kNW = 4, kTargetPixels = 512, kMinBlocks = 4;
+};
+struct StackedW4N2 {
+  static constexpr const char* kName = "stk_w4_n2_px1024";
+  static constexpr int kWarps = 4, kNW = 2, kTargetPixels = 1024, kMinBlocks = 4;
+};
+struct StackedW4N5 {
+  static constexpr const char* kName = "stk_w4_n5_px3200";
+  static constexpr int kWarps = 4, kNW = 5, kTargetPixels = 3200, kMinBlocks = 4;
+};
 
 constexpr int kStackedMaxK = 16;       // output channels: one M tile
 constexpr int kStackedMaxKSteps = 16;  // k-steps whose A fragments stay in registers (64 registers)

@@ -59,6 +59,10 @@
 //       in the one-row-block kernel (80 registers: 3 CTAs/SM)
 //     + one output per lane when rows combine across     conv1 0.39             conv2 0.43 (128 registers for
 //       lanes; ReLU as max.NaN(v, 0)                                             4-warp KS=16 CTAs: 4 per SM)
+//     tile configurations (same call): conv1 w4_n5_px3200 0.381, w8_n5_px6400 0.391, w8_n2 0.441, w4_n2 0.527,
+//       w4_n4_px1024 0.868; conv2 w4_n4_px1024 0.427, w4_n4_px512 0.492, w4_n2 0.534, w8_n4 0.867, w4_n5 3.06.
+//       Batch 1: conv1 best w4_n2_px1024 0.0079 ms, conv2 w4_n4_px512 0.0122 ms. All stay candidates: the
+//       tuning cache keeps the winner per shape and batch.
 //   Where conv1 stands (ncu, 0.44 ms version): issue 50% active, tensor pipe 14%, 37% occupancy; per work unit
 //   and column group 364 instructions for 25 HMMA (MMA loop ~144, epilogue ~220). Next: fewer epilogue
 //   instructions (pack two outputs per store, 32-bit offsets), wgmma for conv2 (its M = 16 channels only fills
@@ -766,6 +770,9 @@ std::vector<Run> all_runs() {
       make_stacked_run<Variant::kMmaBf16, fc::StackedW8N4, bf16, bf16>("stk_bf16"),
       make_stacked_run<Variant::kMmaBf16, fc::StackedW8N5, bf16, bf16>("stk_bf16"),
       make_stacked_run<Variant::kMmaBf16, fc::StackedW4N4, bf16, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW4N4Small, bf16, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW4N2, bf16, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW4N5, bf16, bf16>("stk_bf16"),
       make_stacked_run<Variant::kMmaBf16, fc::StackedW8N5, float, float>("stk_bf16"),
       make_stacked_run<Variant::kMmaF16, fc::StackedW8N5, __half, __half>("stk_f16"),
       make_stacked_run<Variant::kMmaF16, fc::StackedW8N4, __half, __half>("stk_f16"),
