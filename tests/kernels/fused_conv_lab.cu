@@ -24,6 +24,9 @@
 //     ConvTileLarge (8 warps, MT=4)       64    80   127   233   (NT=8: one 256-thread CTA per SM by registers)
 //   ffma, both configs                    64                     (__launch_bounds__(threads, 1): without the 1,
 //                                                                 ptxas chose 48 registers and spilled 8 bytes)
+//   stacked: 8-warp one-row-block kernels (KS=8) are capped at 80 registers (3 CTAs/SM) and spill 8-28 bytes
+//     in the NW=4/5 instantiations (measured faster than 113 registers without spills: 0.39 against 0.44 ms);
+//     4-warp KS=16 kernels use 128 (4 CTAs/SM); every other stacked kernel: 0 spills.
 //
 // Variants and what was learned (keep this current):
 // - mma (bf16/f16 m16n8k16) is the main path. A fragments are gathered straight from the staged input tile (no
