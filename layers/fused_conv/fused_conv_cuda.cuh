@@ -151,6 +151,17 @@ inline void size_tiles(TilePlan& p, bool mma, int g, int pb, int pcb) {
   p.smem_bytes = round_up(p.off_ct + p.k * p.ct_stride * 4, 16);
 }
 
+// The shape's sizes in either kernel's plan: input, kernel, padding, pool (win = ps = 1 without a pool), and
+// the conv and pooled output sizes.
+template <class Plan>
+inline void set_conv_sizes(const ConvPoolShape& s, Plan& p) {
+  p.n = s.n, p.c = s.c, p.h = s.h, p.w = s.w, p.k = s.k, p.r = s.r, p.pad = s.pad;
+  p.win = s.pool_window ? s.pool_window : 1;
+  p.ps = s.pool_window ? s.pool_stride : 1;
+  p.oh = conv_out_size(s.h, s.r, s.pad), p.ow = conv_out_size(s.w, s.r, s.pad);
+  p.ph = pool_out_size(p.oh, p.win, p.ps), p.pw = pool_out_size(p.ow, p.win, p.ps);
+}
+
 // A tile's images, pooled rows and pooled columns.
 struct TileSize {
   int g, pb, pcb;
@@ -200,11 +211,7 @@ inline bool shrink_to_fit(TileSize& t, int smem_limit, BytesFn bytes, std::strin
 inline bool make_plan(const ConvPoolShape& s, Variant v, int target_pixels, int smem_limit, TilePlan* out,
                       std::string* why) {
   TilePlan p{};
-  p.n = s.n, p.c = s.c, p.h = s.h, p.w = s.w, p.k = s.k, p.r = s.r, p.pad = s.pad;
-  p.win = s.pool_window ? s.pool_window : 1;
-  p.ps = s.pool_window ? s.pool_stride : 1;
-  p.oh = conv_out_size(s.h, s.r, s.pad), p.ow = conv_out_size(s.w, s.r, s.pad);
-  p.ph = pool_out_size(p.oh, p.win, p.ps), p.pw = pool_out_size(p.ow, p.win, p.ps);
+  set_conv_sizes(s, p);
   const bool mma = v != Variant::kFfma;
   p.e = (v == Variant::kMmaBf16 || v == Variant::kMmaF16) ? 2 : 1;
   p.rp = round_up(s.r, p.e);
@@ -802,12 +809,12 @@ cudaError_t launch_persistent(Kernel kernel, const TilePlan& p, int threads, cud
   return cudaGetLastError();
 }
 
+// Per launch, so it plans the one variant only: callers check supported() (which plans all four) once per shape.
 inline cudaError_t plan_for_device(const ConvPoolShape& s, Variant v, int target_pixels, TilePlan* p) {
   DeviceLimits d;
   if (cudaError_t err = device_limits(&d)) return err;
   std::string why;
-  if (!supported(s, &why, d.smem_optin) || !make_plan(s, v, target_pixels, d.smem_optin, p, &why))
-    return cudaErrorInvalidValue;
+  if (!make_plan(s, v, target_pixels, d.smem_optin, p, &why)) return cudaErrorInvalidValue;
   return cudaSuccess;
 }
 

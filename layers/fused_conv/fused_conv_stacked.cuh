@@ -210,11 +210,7 @@ inline bool make_stacked_plan(const ConvPoolShape& s, Variant v, int nw, int tar
     return false;
   }
   StackedPlan p{};
-  p.n = s.n, p.c = s.c, p.h = s.h, p.w = s.w, p.k = s.k, p.r = s.r, p.pad = s.pad;
-  p.win = s.pool_window ? s.pool_window : 1;
-  p.ps = s.pool_window ? s.pool_stride : 1;
-  p.oh = conv_out_size(s.h, s.r, s.pad), p.ow = conv_out_size(s.w, s.r, s.pad);
-  p.ph = pool_out_size(p.oh, p.win, p.ps), p.pw = pool_out_size(p.ow, p.win, p.ps);
+  set_conv_sizes(s, p);
   p.e = v == Variant::kTf32 ? 1 : 2;
   p.rp = round_up(s.r, p.e);
   p.kp = stacked_kp(s.k);
