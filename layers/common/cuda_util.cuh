@@ -1,6 +1,6 @@
 // Helpers shared by the plain CUDA kernels of the reference path: element types as the device sees them (float16
-// is __half and bfloat16 __nv_bfloat16, both computed in float), type dispatch from a DType over an explicit list of device types, 16-byte packs
-// for vector loads, warp and block sums, grid sizing and the stream of a kernel context.
+// is __half and bfloat16 __nv_bfloat16, both computed in float), type dispatch from a DType over an explicit list of
+// device types, 16-byte packs for vector loads, warp and block sums, grid sizing and the stream of a kernel context.
 //
 //   std::unique_ptr<Kernel> k;
 //   dispatch_device<float, __half>(dtype, [&](auto tag) { using T = typename decltype(tag)::type; k = ...; });
@@ -17,6 +17,8 @@
 
 #include "engine/backend/cuda/cuda_state.h"
 #include "engine/registry/op_def.h"
+#include "layers/common/activation.h"
+#include "layers/common/activation_device.cuh"
 
 namespace ie::cuda {
 
@@ -25,6 +27,14 @@ constexpr int kWarpsPerBlock = 4;  // row kernels with one warp per row
 constexpr int kRowThreads = 256;   // row kernels with one block per row
 
 inline cudaStream_t stream_of(const KernelContext& ctx) { return static_cast<cudaStream_t>(ctx.stream); }
+
+/// The device kernels' name for a fused op's activation (both enums list the same names in the same order).
+inline dev::Act device_activation(Activation a) {
+  static_assert(static_cast<int>(Activation::Sigmoid) == static_cast<int>(dev::Act::Sigmoid) &&
+                    static_cast<int>(Activation::GeluTanh) == static_cast<int>(dev::Act::GeluTanh),
+                "Activation and dev::Act must list the same activations in the same order");
+  return static_cast<dev::Act>(static_cast<int>(a));
+}
 
 inline bool aligned_to(const void* p, size_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
 

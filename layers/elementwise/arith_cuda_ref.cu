@@ -1,7 +1,8 @@
-// Add, Sub, Mul, Div and Pow on the device (cuda-reference) for float32, float16 (computed in float), int32 and
-// int64, with numpy broadcasting through the shared binary kernels (binary_cuda_ref.cuh). Integer Div truncates
-// toward zero, x / 0 gives 0 and MIN / -1 wraps, as on the CPU. Pow takes a float32/float16 base with a float32,
-// float16, int32 or int64 exponent; integer bases are left to the CPU.
+// Add, Sub, Mul, Div and Pow on the device (cuda-reference) for float32, float16, bfloat16 (the 16-bit types
+// computed in float; Pow not in bfloat16), int32 and int64, with numpy broadcasting through the shared binary
+// kernels (binary_cuda_ref.cuh). Integer Div truncates toward zero, x / 0 gives 0 and MIN / -1 wraps, as on the
+// CPU. Pow takes a float32/float16 base with a float32, float16, int32 or int64 exponent; integer bases are left
+// to the CPU.
 #include <type_traits>
 
 #include "engine/registry/op_def.h"
@@ -51,7 +52,7 @@ template <class Op>
 std::unique_ptr<Kernel> make_arith(const KernelInit& init) {
   if (init.inputs[1].dtype != init.inputs[0].dtype) return nullptr;
   std::unique_ptr<Kernel> k;
-  dispatch_device<float, __half, int32_t, int64_t>(init.inputs[0].dtype, [&](auto tag) {
+  dispatch_device<float, __half, __nv_bfloat16, int32_t, int64_t>(init.inputs[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     k = make_binary_cuda<T, T, T>(init, Op{});
   });

@@ -1,9 +1,12 @@
 // LayerNormalization (ONNX 17): normalizes over the dims from `axis` on; Scale and B broadcast to those dims.
 // Optional outputs Mean and InvStdDev have shape X.shape[:axis] + [1] * (rank - axis), type stash_type.
+// ie.LayerNorm: the planner's fusion of LayerNormalization -> activation (layer_norm_activation): the same
+// attributes plus `activation`, output Y only.
 #include <type_traits>
 
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
+#include "layers/common/activation.h"
 #include "layers/common/compute_type.h"
 #include "layers/common/norm_stats.h"
 #include "layers/layer_norm/layer_norm_setup.h"
@@ -19,6 +22,7 @@ LayerNormSetup resolve_layer_norm(const Node& node, const Shape& x, int64_t* axi
   s.n = numel_range(x, axis, rank);
   s.epsilon = node.attrs.get_float("epsilon", 1e-5f);
   s.normalized = Shape(x.begin() + axis, x.end());
+  s.activation = parse_activation(node.attrs.get_string("activation", ""), node.label());
   if (axis_out) *axis_out = axis;
   return s;
 }
@@ -58,6 +62,7 @@ std::unique_ptr<Kernel> make_layer_norm_cpu(const KernelInit& init) {
     using C = ComputeOf<T>;
     WeightInput<C> scale_in(init, 1), bias_in(init, 2);
     return make_kernel([s, scale_in, bias_in, label](KernelContext& ctx) {
+      const Activation act = s.activation;
       std::vector<C> ss, bs, se, be;
       const C* scale = broadcast_to(scale_in.get(ctx, ss), s.scale_shape, s.normalized, se, label);
       const C* bias = bias_in.present() ? broadcast_to(bias_in.get(ctx, bs), s.bias_shape, s.normalized, be, label)
@@ -78,7 +83,7 @@ std::unique_ptr<Kernel> make_layer_norm_cpu(const KernelInit& init) {
           for (int64_t i = 0; i < s.n; ++i) {
             C v = (static_cast<C>(xr[i]) - mean) * inv * scale[i];
             if (bias) v += bias[i];
-            yr[i] = static_cast<T>(v);
+            yr[i] = static_cast<T>(activate(act, v));
           }
           auto store = [r](const TensorRef* out, C v) {
             if (!out) return;
@@ -101,6 +106,9 @@ IE_REGISTER_OPS(layer_norm) {
   // mean, variance (subtract, square, add), normalize (subtract, multiply), scale and shift: about 8 per element.
   OpRegistry::get().add(OpDef("", "LayerNormalization", infer_layer_norm).with_cost(per_element_cost(8)));
   OpRegistry::get().add_kernel("", "LayerNormalization", kernel_set::kCpu, make_layer_norm_cpu);
+  // The activation adds a few operations per element (GELU's erf about 20).
+  OpRegistry::get().add(OpDef("ie", "LayerNorm", infer_layer_norm).with_cost(per_element_cost(30)));
+  OpRegistry::get().add_kernel("ie", "LayerNorm", kernel_set::kCpu, make_layer_norm_cpu);
 }
 
 }  // namespace ie

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <iostream>
+#include <iterator>
 #include <random>
 
 #include "engine/backend/backend.h"
@@ -30,6 +30,16 @@ std::string Path::label() const {
   s += std::string(" ") + precision_name(precision);
   if (!fuse) s += " unfused";
   return s;
+}
+
+std::string kernel_set_serving(const Graph& g, const std::map<std::string, Shape>& shapes, Precision p,
+                               const std::string& op_type) {
+  PlanOptions options;
+  options.precision = p;
+  auto plan = build_plan(g, shapes, make_backend(kernel_set::kCuda, Options{}), options);
+  for (auto& step : plan->steps)
+    if (step.node.op_type == op_type) return step.kernel_set;
+  return "(no " + op_type + " step)";
 }
 
 std::vector<Tensor> run_graph_on(const Path& path, const Graph& g, const std::map<std::string, Tensor>& feeds) {
@@ -92,8 +102,10 @@ ScopedEnv::ScopedEnv(const char* name, const std::string& value) : m_name(name) 
 }
 
 ScopedEnv::~ScopedEnv() {
-  if (m_had) setenv(m_name, m_old.c_str(), 1);
-  else unsetenv(m_name);
+  if (m_had)
+    setenv(m_name, m_old.c_str(), 1);
+  else
+    unsetenv(m_name);
 }
 
 std::string read_text(const std::string& path) {

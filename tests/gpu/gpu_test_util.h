@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/api/engine.h"
+#include "engine/core/shape.h"
 #include "engine/ir/graph.h"
 
 namespace ie::test {
@@ -20,9 +21,9 @@ bool gpu_available();
 /// unfused graph.
 struct Path {
   std::string backend;
-  std::string kernel_set;                 // "" = the backend's own ordered list
+  std::string kernel_set;  // "" = the backend's own ordered list
   Precision precision = Precision::fp32;
-  bool fuse = true;                       // graphs only: a single node never fuses
+  bool fuse = true;  // graphs only: a single node never fuses
   std::string label() const;
 };
 
@@ -36,6 +37,12 @@ std::vector<Tensor> run_node_on(const std::string& backend, const Node& node, co
                                 Precision precision = Precision::fp32);
 /// Runs a whole graph on `path` (fusion rules applied when path.fuse); outputs in the graph's order.
 std::vector<Tensor> run_graph_on(const Path& path, const Graph& graph, const std::map<std::string, Tensor>& feeds);
+
+/// The kernel set that serves the first step of op `op_type` (without domain) in the plan of `g` on the cuda
+/// backend in mode `p`, or "(no <op> step)". Tests pin fused kernels with it: a decline would otherwise pass on
+/// the reference kernels.
+std::string kernel_set_serving(const Graph& g, const std::map<std::string, Shape>& shapes, Precision p,
+                               const std::string& op_type);
 
 /// Sets an environment variable for one scope, restoring its previous state afterwards.
 class ScopedEnv {
@@ -61,10 +68,10 @@ double tolerance_ratio(const Tensor& got, const Tensor& want, double atol, doubl
 }  // namespace ie::test
 
 /// Skips the rest of the test case when no GPU is usable (the binary then exits with the skip code).
-#define IE_REQUIRE_GPU()                  \
-  do {                                    \
-    if (!::ie::test::gpu_available()) {   \
-      MESSAGE("no usable GPU: skipped");  \
-      return;                             \
-    }                                     \
+#define IE_REQUIRE_GPU()                 \
+  do {                                   \
+    if (!::ie::test::gpu_available()) {  \
+      MESSAGE("no usable GPU: skipped"); \
+      return;                            \
+    }                                    \
   } while (0)

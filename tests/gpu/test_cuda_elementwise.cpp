@@ -9,9 +9,10 @@
 namespace ie::test {
 namespace {
 
-constexpr double kF32Atol = 1e-6, kF32Rtol = 1e-5;   // fp32 elementwise
-constexpr double kF16Atol = 1e-3, kF16Rtol = 1e-3;   // float16: one rounding of the float result may differ
-constexpr double kExactAtol = 1e-9, kExactRtol = 0;  // integers and bools must match exactly
+constexpr double kF32Atol = 1e-6, kF32Rtol = 1e-5;    // fp32 elementwise
+constexpr double kF16Atol = 1e-3, kF16Rtol = 1e-3;    // float16: one rounding of the float result may differ
+constexpr double kBf16Atol = 8e-3, kBf16Rtol = 8e-3;  // bfloat16: the same with 8 significant bits
+constexpr double kExactAtol = 1e-9, kExactRtol = 0;   // integers and bools must match exactly
 
 struct ShapePair {
   std::vector<int64_t> a, b;
@@ -36,14 +37,20 @@ TEST_CASE("cuda-reference Add/Sub/Mul/Div match the CPU with broadcasting") {
   IE_REQUIRE_GPU();
   unsigned seed = 1;
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
-    for (DType t : {DType::Float32, DType::Float16, DType::Int32, DType::Int64}) {
+    for (DType t : {DType::Float32, DType::Float16, DType::BFloat16, DType::Int32, DType::Int64}) {
       for (const ShapePair& s : kBroadcastCases) {
         const bool is_int = is_integer(t);
         Tensor a = random_tensor(t, s.a, seed++, is_int ? -1000 : -2, is_int ? 1000 : 2);
         // Divisors kept away from 0 (integer division by 0 is defined as 0 on both, but floats would be inf).
         Tensor b = random_tensor(t, s.b, seed++, is_int ? 1 : 0.5, is_int ? 97 : 2);
-        const double atol = is_int ? kExactAtol : t == DType::Float16 ? kF16Atol : kF32Atol;
-        const double rtol = is_int ? kExactRtol : t == DType::Float16 ? kF16Rtol : kF32Rtol;
+        const double atol = is_int                 ? kExactAtol
+                            : t == DType::Float16  ? kF16Atol
+                            : t == DType::BFloat16 ? kBf16Atol
+                                                   : kF32Atol;
+        const double rtol = is_int                 ? kExactRtol
+                            : t == DType::Float16  ? kF16Rtol
+                            : t == DType::BFloat16 ? kBf16Rtol
+                                                   : kF32Rtol;
         expect_matches_cpu(label(op, t, s), make_node(op, {"a", "b"}, {"y"}), {a, b}, {}, 17, atol, rtol);
       }
     }

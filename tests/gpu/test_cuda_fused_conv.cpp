@@ -73,12 +73,7 @@ Graph graph_of(const FusedCase& c, const std::vector<Tensor>& in, const std::str
 
 // The kernel set that serves the FusedConv step of the node's plan on the cuda backend in mode `p`.
 std::string served_by(const Graph& g, const Shape& x, Precision p) {
-  PlanOptions options;
-  options.precision = p;
-  auto plan = build_plan(g, {{"x", x}}, make_backend(kernel_set::kCuda, Options{}), options);
-  for (auto& step : plan->steps)
-    if (step.node.op_type == "FusedConv") return step.kernel_set;
-  return "(no FusedConv step)";
+  return kernel_set_serving(g, {{"x", x}}, p, "FusedConv");
 }
 
 std::string describe(const FusedCase& c) {

@@ -20,8 +20,8 @@ Tensor weight(std::vector<int64_t> shape, int64_t fan_in, unsigned seed) {
   return random_uniform(std::move(shape), seed, -r, r);
 }
 
-void check_gemm(int64_t m, int64_t k, int64_t n, bool ta, bool tb, float alpha, float beta, Shape c_shape,
-                bool b_const, Precision precision = Precision::fp32, Tolerance tol = kFp32Gemm) {
+void check_gemm(int64_t m, int64_t k, int64_t n, bool ta, bool tb, float alpha, float beta, Shape c_shape, bool b_const,
+                Precision precision = Precision::fp32, Tolerance tol = kFp32Gemm) {
   const std::string what = "Gemm m=" + std::to_string(m) + " k=" + std::to_string(k) + " n=" + std::to_string(n) +
                            " transA=" + std::to_string(ta) + " transB=" + std::to_string(tb) +
                            " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
@@ -44,16 +44,16 @@ void check_gemm(int64_t m, int64_t k, int64_t n, bool ta, bool tb, float alpha, 
 TEST_CASE("cuda Gemm: transposes, alpha/beta and every C broadcast") {
   IE_REQUIRE_GPU();
   for (int64_t m : {1, 3, 257}) {
-    check_gemm(m, 33, 17, false, false, 1.f, 1.f, {}, true);                 // no C
-    check_gemm(m, 33, 17, false, true, 1.f, 1.f, {17}, true);                // bias epilogue
-    check_gemm(m, 33, 17, true, false, 0.5f, 2.f, {17}, false);              // row vector, beta != 1
-    check_gemm(m, 33, 17, true, true, 1.5f, -0.5f, {m, 17}, true);           // full C
-    check_gemm(m, 33, 17, false, false, 1.f, 1.f, {m, 1}, true);             // column broadcast
-    check_gemm(m, 33, 17, false, true, 2.f, 0.25f, {1}, false);              // scalar
-    check_gemm(m, 33, 17, false, true, 1.f, 0.f, {m, 17}, true);             // beta = 0 ignores C
+    check_gemm(m, 33, 17, false, false, 1.f, 1.f, {}, true);        // no C
+    check_gemm(m, 33, 17, false, true, 1.f, 1.f, {17}, true);       // bias epilogue
+    check_gemm(m, 33, 17, true, false, 0.5f, 2.f, {17}, false);     // row vector, beta != 1
+    check_gemm(m, 33, 17, true, true, 1.5f, -0.5f, {m, 17}, true);  // full C
+    check_gemm(m, 33, 17, false, false, 1.f, 1.f, {m, 1}, true);    // column broadcast
+    check_gemm(m, 33, 17, false, true, 2.f, 0.25f, {1}, false);     // scalar
+    check_gemm(m, 33, 17, false, true, 1.f, 0.f, {m, 17}, true);    // beta = 0 ignores C
   }
-  check_gemm(257, 1024, 32, false, true, 1.f, 1.f, {32}, true);              // ConvNet fc3
-  check_gemm(3, 1, 5, false, false, 1.f, 1.f, {1, 5}, true);                 // K = 1
+  check_gemm(257, 1024, 32, false, true, 1.f, 1.f, {32}, true);  // ConvNet fc3
+  check_gemm(3, 1, 5, false, false, 1.f, 1.f, {1, 5}, true);     // K = 1
 }
 
 TEST_CASE("cuda Gemm and Linear in tf32 (tolerance 1e-2)") {
@@ -90,30 +90,29 @@ void check_linear(Shape a_shape, int64_t n, bool trans_w, bool bias, const std::
 TEST_CASE("cuda Linear: layouts, bias, Relu epilogue, folded leading dims") {
   IE_REQUIRE_GPU();
   for (int64_t b : {1, 3, 257}) {
-    check_linear({b, 1024}, 32, true, true, "Relu");   // ConvNet fc3
-    check_linear({b, 32}, 10, true, true, "");          // ConvNet fc4
-    check_linear({b, 10, 32}, 64, false, true, "");     // SSA slice embedding
+    check_linear({b, 1024}, 32, true, true, "Relu");  // ConvNet fc3
+    check_linear({b, 32}, 10, true, true, "");        // ConvNet fc4
+    check_linear({b, 10, 32}, 64, false, true, "");   // SSA slice embedding
     check_linear({b, 10, 64}, 128, true, false, "Relu");
     check_linear({b, 7}, 5, false, false, "");
   }
 }
 
-TEST_CASE("cuda Linear rejects activations cuBLASLt would approximate") {
-  Attributes a;
-  a.set_int("trans_w", 1);
-  a.set_string("activation", "Gelu");
-  CHECK_FALSE(OpRegistry::get().supports(make_node("Linear", {"a", "w", "b"}, {"y"}, a, "ie"), "cuda-reference"));
-  a.set_string("activation", "Relu");
-  CHECK(OpRegistry::get().supports(make_node("Linear", {"a", "w", "b"}, {"y"}, a, "ie"), "cuda-reference"));
+TEST_CASE("cuda Linear: the exact GELU, Tanh and Sigmoid after cuBLASLt's bias epilogue") {
+  IE_REQUIRE_GPU();
+  for (const char* act : {"Gelu", "GeluTanh", "Tanh", "Sigmoid"}) {
+    check_linear({257, 10, 64}, 128, true, true, act);  // the SSA's MLP
+    check_linear({3, 7}, 5, false, false, act);
+  }
 }
 
 void check_matmul(Shape a_shape, Shape b_shape, bool b_const) {
-  const std::string what = "MatMul " + shape_to_string(a_shape) + " x " + shape_to_string(b_shape) +
-                           (b_const ? " (B constant)" : "");
+  const std::string what =
+      "MatMul " + shape_to_string(a_shape) + " x " + shape_to_string(b_shape) + (b_const ? " (B constant)" : "");
   const int64_t k = a_shape.back();
   check_matches_cpu(what, make_node("MatMul", {"a", "b"}, {"y"}),
-                    {random_uniform(a_shape, seed_of(what, 1)), weight(b_shape, k, seed_of(what, 2))},
-                    {false, b_const}, kFp32Gemm);
+                    {random_uniform(a_shape, seed_of(what, 1)), weight(b_shape, k, seed_of(what, 2))}, {false, b_const},
+                    kFp32Gemm);
 }
 
 TEST_CASE("cuda MatMul: batched, tall, broadcast and vector operands") {
@@ -127,9 +126,9 @@ TEST_CASE("cuda MatMul: batched, tall, broadcast and vector operands") {
   check_matmul({5, 7}, {3, 7, 9}, false);           // A broadcast with stride 0
   check_matmul({2, 1, 5, 7}, {1, 3, 7, 9}, false);  // mixed broadcast: one GEMM per batch
   check_matmul({3, 1, 5, 7}, {4, 7, 9}, true);
-  check_matmul({3, 5, 7}, {7}, false);              // matrix x vector
-  check_matmul({7}, {3, 7, 5}, false);              // vector x matrix
-  check_matmul({7}, {7}, false);                    // dot product
+  check_matmul({3, 5, 7}, {7}, false);  // matrix x vector
+  check_matmul({7}, {3, 7, 5}, false);  // vector x matrix
+  check_matmul({7}, {7}, false);        // dot product
   check_matmul({1, 1}, {1, 1}, false);
 }
 

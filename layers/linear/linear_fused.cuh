@@ -1,0 +1,177 @@
+// The fused set's ie.Linear in float16 and bfloat16: Y = act(A W + bias) (+ residual), A [rows, K] and Y
+// [rows, N] in the storage type, products on Tensor Cores (WMMA 16x16x16, float accumulation), the bias, the
+// activation and the residual added in the epilogue before the one rounding to the storage type. Depends on CUDA
+// alone.
+//
+// Shapes: the models' products are tall and narrow (rows = batch x slices, K and N 32 to 640). A CTA of 4 warps
+// takes 64 rows x BN columns (BN 32 or 64): its BN columns of W, zero-padded to K rounded up to 16, stay in shared
+// memory while the CTA walks row tiles (grid-stride), so W is read once per CTA; A is staged 64 columns of K at a
+// time (16-byte loads when K is a multiple of 8 and A is 16-byte aligned, else element by element, zero-filled
+// past the last row and past K). Each warp owns 16 rows and BN / 16 accumulator tiles; the accumulators go
+// through shared memory for the epilogue so that every thread writes whole rows of consecutive columns.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+#include <cstdint>
+
+#include "layers/common/activation_device.cuh"
+
+namespace ie::lin {
+
+using dev::Act;
+
+struct Params {
+  const void* a = nullptr;         // rows x k, T
+  const void* w = nullptr;         // kp x np, T, row-major, zero-padded (pack_weights)
+  const float* bias = nullptr;     // n, or null
+  const void* residual = nullptr;  // rows x n, T, or null
+  void* y = nullptr;               // rows x n, T
+  int64_t rows = 0;
+  int k = 0, n = 0;
+  int kp = 0, np = 0;  // k rounded up to 16, n rounded up to the column block
+  Act act = Act::None;
+};
+
+constexpr int kRowsPerCta = 64;
+constexpr int kThreads = 128;
+constexpr int kChunk = 64;  // columns of A staged at a time
+constexpr int kLdA = kChunk + 8;
+
+inline int round_up(int v, int m) { return (v + m - 1) / m * m; }
+/// The column block: 32 for products of at most 32 columns, else 64.
+inline int column_block(int n) { return n <= 32 ? 32 : 64; }
+inline int padded_k(int k) { return round_up(k, 16); }
+inline int padded_n(int n) { return round_up(n, column_block(n)); }
+
+/// Shared memory of one CTA: W's column block, one A chunk, the float accumulator tile.
+template <class T>
+size_t smem_bytes(int k, int n) {
+  const int bn = column_block(n);
+  return static_cast<size_t>(padded_k(k)) * (bn + 8) * sizeof(T) + kRowsPerCta * kLdA * sizeof(T) +
+         static_cast<size_t>(kRowsPerCta) * (bn + 4) * sizeof(float);
+}
+
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+// A[row0 .. row0 + 63, k0 .. k0 + 63] into a_s (kLdA per row), zeros past the last row and past K.
+template <class T>
+__device__ __forceinline__ void stage_a(const Params& p, int64_t row0, int k0, bool vec, T* a_s) {
+  const T* a = static_cast<const T*>(p.a);
+  if (vec) {
+    constexpr int kVecs = kChunk / 8;
+    for (int i = threadIdx.x; i < kRowsPerCta * kVecs; i += kThreads) {
+      const int r = i / kVecs, c = (i % kVecs) * 8;
+      const int64_t row = row0 + r;
+      uint4 v = make_uint4(0, 0, 0, 0);
+      if (row < p.rows && k0 + c < p.k) v = __ldg(reinterpret_cast<const uint4*>(a + row * p.k + k0 + c));
+      *reinterpret_cast<uint4*>(a_s + r * kLdA + c) = v;
+    }
+  } else {
+    for (int i = threadIdx.x; i < kRowsPerCta * kChunk; i += kThreads) {
+      const int r = i / kChunk, c = i % kChunk;
+      const int64_t row = row0 + r;
+      a_s[r * kLdA + c] = row < p.rows && k0 + c < p.k ? a[row * p.k + k0 + c] : from_float<T>(0.f);
+    }
+  }
+}
+
+template <class T, int BN>
+__global__ void __launch_bounds__(kThreads) linear_wmma_kernel(Params p) {
+  using namespace nvcuda;
+  constexpr int kLdW = BN + 8, kLdC = BN + 4, kFrags = BN / 16;
+  extern __shared__ __align__(128) unsigned char smem[];
+  T* w_s = reinterpret_cast<T*>(smem);                              // kp x kLdW
+  T* a_s = w_s + p.kp * kLdW;                                       // 64 x kLdA
+  float* c_s = reinterpret_cast<float*>(a_s + kRowsPerCta * kLdA);  // 64 x kLdC
+  const int col0 = blockIdx.y * BN;
+  {
+    const T* w = static_cast<const T*>(p.w) + col0;
+    constexpr int kVecs = BN / 8;
+    for (int i = threadIdx.x; i < p.kp * kVecs; i += kThreads) {
+      const int r = i / kVecs, c = (i % kVecs) * 8;
+      *reinterpret_cast<uint4*>(w_s + r * kLdW + c) = __ldg(reinterpret_cast<const uint4*>(w + r * p.np + c));
+    }
+  }
+  const bool vec = p.k % 8 == 0 && reinterpret_cast<uintptr_t>(p.a) % 16 == 0;
+  const int warp = threadIdx.x >> 5;
+  const T* residual = static_cast<const T*>(p.residual);
+  T* y = static_cast<T*>(p.y);
+  for (int64_t row0 = static_cast<int64_t>(blockIdx.x) * kRowsPerCta; row0 < p.rows;
+       row0 += static_cast<int64_t>(gridDim.x) * kRowsPerCta) {
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kFrags];
+#pragma unroll
+    for (int f = 0; f < kFrags; ++f) wmma::fill_fragment(acc[f], 0.f);
+    for (int k0 = 0; k0 < p.kp; k0 += kChunk) {
+      __syncthreads();  // the previous chunk's (or tile's epilogue) reads of a_s / c_s are done; W is staged
+      stage_a<T>(p, row0, k0, vec, a_s);
+      __syncthreads();
+      const int kend = min(kChunk, p.kp - k0);
+      for (int kk = 0; kk < kend; kk += 16) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+        wmma::load_matrix_sync(fa, a_s + warp * 16 * kLdA + kk, kLdA);
+#pragma unroll
+        for (int f = 0; f < kFrags; ++f) {
+          wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> fb;
+          wmma::load_matrix_sync(fb, w_s + (k0 + kk) * kLdW + f * 16, kLdW);
+          wmma::mma_sync(acc[f], fa, fb, acc[f]);
+        }
+      }
+    }
+#pragma unroll
+    for (int f = 0; f < kFrags; ++f)
+      wmma::store_matrix_sync(c_s + warp * 16 * kLdC + f * 16, acc[f], kLdC, wmma::mem_row_major);
+    __syncthreads();
+    for (int i = threadIdx.x; i < kRowsPerCta * BN; i += kThreads) {
+      const int r = i / BN, c = i % BN;
+      const int64_t row = row0 + r;
+      const int col = col0 + c;
+      if (row >= p.rows || col >= p.n) continue;
+      float v = c_s[r * kLdC + c];
+      if (p.bias) v += p.bias[col];
+      v = dev::activate(p.act, v);
+      if (residual) v += to_float(residual[row * p.n + col]);
+      y[row * p.n + col] = from_float<T>(v);
+    }
+  }
+}
+
+/// Lets both column-block kernels of T take up to `bytes` of shared memory (the device's opt-in limit: one
+/// attribute per kernel function, shared by every product of every shape, so it must cover the largest).
+template <class T>
+cudaError_t configure(int bytes) {
+  cudaError_t err = cudaFuncSetAttribute(linear_wmma_kernel<T, 32>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err != cudaSuccess) return err;
+  return cudaFuncSetAttribute(linear_wmma_kernel<T, 64>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
+/// Launches the product; `ctas` caps the row-tile CTAs per column block (a grid-stride loop covers the rest).
+template <class T>
+cudaError_t launch(const Params& p, int ctas, cudaStream_t s) {
+  if (p.rows <= 0 || p.n <= 0) return cudaSuccess;
+  const int bn = column_block(p.n);
+  const int64_t tiles = (p.rows + kRowsPerCta - 1) / kRowsPerCta;
+  const dim3 grid(static_cast<unsigned>(tiles < ctas ? tiles : ctas), static_cast<unsigned>(p.np / bn));
+  const size_t bytes = smem_bytes<T>(p.k, p.n);
+  if (bn == 32)
+    linear_wmma_kernel<T, 32><<<grid, kThreads, bytes, s>>>(p);
+  else
+    linear_wmma_kernel<T, 64><<<grid, kThreads, bytes, s>>>(p);
+  return cudaGetLastError();
+}
+
+}  // namespace ie::lin

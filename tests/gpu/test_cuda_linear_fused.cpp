@@ -1,0 +1,89 @@
+// The fused set's ie.Linear (WMMA, fp16 and bf16 modes) against the CPU backend: MatMul + Add and Gemm (transB)
+// with and without an activation, on row counts 1, 7 and 5121 (a partial row tile) and K x N from the SSA's
+// (32x64, 64x128, 128x64, 640x32, 32x640) to odd ones (K not a multiple of 8: element-wise staging; N not a
+// multiple of the column block), checking that the fused set served the step.
+#include <cmath>
+
+#include "cuda_compare.h"
+#include "engine/registry/node_runner.h"
+
+namespace ie::test {
+namespace {
+
+// Against the CPU's fp32, A uniform in [-1, 1), W in +-1/sqrt(K), bias in [-0.3, 0.3): outputs are O(1). The
+// modes store A, W and Y in 16 bits (fp16: 11 significant bits, bf16: 8) and accumulate in float.
+Tolerance tolerance_of(Precision p) { return p == Precision::fp16 ? Tolerance{5e-3, 5e-3} : Tolerance{2e-2, 2e-2}; }
+
+struct LinearCase {
+  int64_t rows, k, n;
+  const char* act;  // "" for none
+  bool gemm;        // Gemm with transB = 1 (W as [N, K]) instead of MatMul + Add
+};
+
+Graph linear_graph(const LinearCase& c, const std::string& what) {
+  Graph g;
+  g.opset = 17;
+  g.source = "linear test graph";
+  const float r = 1.f / std::sqrt(static_cast<float>(c.k));
+  const std::string product = c.act[0] ? "h" : "y";
+  if (c.gemm) {
+    Attributes a;
+    a.set_int("transB", 1);
+    g.nodes.push_back(make_node("Gemm", {"x", "w", "b"}, {product}, a));
+    g.constants = {{"w", random_uniform({c.n, c.k}, seed_of(what, 2), -r, r)}};
+  } else {
+    g.nodes.push_back(make_node("MatMul", {"x", "w"}, {"m"}));
+    g.nodes.push_back(make_node("Add", {"m", "b"}, {product}));
+    g.constants = {{"w", random_uniform({c.k, c.n}, seed_of(what, 2), -r, r)}};
+  }
+  g.constants["b"] = random_uniform({c.n}, seed_of(what, 3), -0.3f, 0.3f);
+  if (c.act[0]) g.nodes.push_back(make_node(c.act, {"h"}, {"y"}));
+  for (size_t i = 0; i < g.nodes.size(); ++i) g.nodes[i].name = "n" + std::to_string(i);
+  g.inputs = {TensorDecl{"x", DType::Float32, {c.rows, c.k}, {"", ""}}};
+  TensorDecl y;
+  y.name = "y";
+  y.has_shape = false;
+  g.outputs = {y};
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("cuda Linear (fused set) matches the CPU in fp16 and bf16 on odd shapes") {
+  IE_REQUIRE_GPU();
+  const std::vector<LinearCase> cases = {
+      {5121, 32, 64, "", false},    {7, 64, 64, "", true},  {1, 64, 128, "Gelu", false}, {5121, 128, 64, "", false},
+      {7, 640, 32, "", true},       {7, 32, 640, "", true}, {7, 40, 20, "Relu", false},  {5121, 33, 70, "Gelu", false},
+      {1, 1000, 96, "Tanh", false}, {64, 16, 1, "", false},
+  };
+  for (Precision p : {Precision::fp16, Precision::bf16})
+    for (const LinearCase& c : cases) {
+      const std::string what = std::string(c.gemm ? "Gemm" : "MatMul+Add") + " " + std::to_string(c.rows) + "x" +
+                               std::to_string(c.k) + " -> " + std::to_string(c.n) + (c.act[0] ? " + " : "") + c.act;
+      INFO(what, " in ", precision_name(p));
+      const Graph g = linear_graph(c, what);
+      const Tensor x = random_uniform({c.rows, c.k}, seed_of(what, 1), -1.f, 1.f);
+      CHECK(kernel_set_serving(g, {{"x", x.shape()}}, p, "Linear") == kernel_set::kCuda);
+      check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", x}}),
+                          run_graph_on(Path{kernel_set::kCpu}, g, {{"x", x}}), tolerance_of(p));
+    }
+}
+
+TEST_CASE("cuda Linear declines float32 products to the reference set, which runs every activation") {
+  IE_REQUIRE_GPU();
+  for (const char* act : {"", "Relu", "Gelu", "Sigmoid"}) {
+    const LinearCase c{37, 64, 48, act, false};
+    const std::string what = std::string("fp32 linear + ") + act;
+    INFO(what);
+    const Graph g = linear_graph(c, what);
+    const Tensor x = random_uniform({c.rows, c.k}, seed_of(what, 1), -1.f, 1.f);
+    for (Precision p : {Precision::fp32, Precision::tf32}) {
+      CHECK(kernel_set_serving(g, {{"x", x.shape()}}, p, "Linear") == kernel_set::kCudaReference);
+      const Tolerance tol = p == Precision::fp32 ? Tolerance{1e-5, 1e-4} : Tolerance{5e-3, 5e-3};
+      check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", x}}),
+                          run_graph_on(Path{kernel_set::kCpu}, g, {{"x", x}}), tol);
+    }
+  }
+}
+
+}  // namespace ie::test

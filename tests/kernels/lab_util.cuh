@@ -1,0 +1,51 @@
+// What the kernel labs share: a CUDA_CHECK that exits with status 3, an owning device buffer, and the timing
+// rule (median of 50 launches after 5 warm-ups, CUDA events around each launch). CUDA alone, like the labs.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CUDA_CHECK(x)                                                                     \
+  do {                                                                                    \
+    cudaError_t e_ = (x);                                                                 \
+    if (e_ != cudaSuccess) {                                                              \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      exit(3);                                                                            \
+    }                                                                                     \
+  } while (0)
+
+namespace lab {
+
+struct DeviceBuf {
+  void* p = nullptr;
+  explicit DeviceBuf(size_t bytes) { CUDA_CHECK(cudaMalloc(&p, bytes < 16 ? 16 : bytes)); }
+  ~DeviceBuf() { cudaFree(p); }
+  DeviceBuf(const DeviceBuf&) = delete;
+  DeviceBuf& operator=(const DeviceBuf&) = delete;
+};
+
+/// Median time in ms of `launch(i)` (i: the run's index, for rotating inputs) over 50 runs after 5 warm-ups.
+template <class L>
+float median_ms(L&& launch, cudaStream_t stream) {
+  constexpr int kWarmup = 5, kReps = 50;
+  for (int i = 0; i < kWarmup; ++i) launch(i);
+  std::vector<cudaEvent_t> ev(2 * kReps);
+  for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
+  for (int i = 0; i < kReps; ++i) {
+    CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
+    launch(i);
+    CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<float> ms(kReps);
+  for (int i = 0; i < kReps; ++i) CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+  for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
+  std::sort(ms.begin(), ms.end());
+  return ms[kReps / 2];
+}
+
+}  // namespace lab

@@ -1,0 +1,261 @@
+// Lab for the fused set's ie.Linear kernel in fp16 and bf16 (layers/linear/linear_fused.cuh): a float64 CPU
+// reference, validation on odd shapes (rows 1, 7, 5121; K and N not multiples of the tiles; misaligned A) with
+// every activation and a residual, then timings of the SSA's products at batch 512 and 65536 (rows = batch x 10,
+// or batch for the latent products) in TFLOP/s and GB/s (A read, Y written, W once) against the H200's peaks.
+//
+// Build (from the repository root):
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
+//        tests/kernels/linear_lab.cu -o linear_lab
+// Run:  ./linear_lab [--check-only] [--no-validate] [--csv PATH]
+// Exit status: non-zero when a check fails or a CUDA call errs; 0 with a message when there is no GPU.
+//
+// Measured (H200; keep this current; tools/results/h200/ssa_fused/linear_lab.log), bf16, ms:
+//   batch 512 (5120 rows):   32->64 0.011, 64->64 0.011, 64->128+GELU 0.015, 128->64 0.012, 640->32 (512 rows)
+//                            0.027: launch- and latency-bound, 2-7 TFLOP/s.
+//   batch 65536 (655360 rows): 64->64 0.191 (877 GB/s, 22% of the bandwidth floor of 0.042 ms), 64->128+GELU
+//                            0.500, 128->64 0.237, 640->32 0.116; fp32 cuBLASLt in the same plan: 64->128+GELU 0.64,
+//                            128->64 0.29. This first version stages A without cp.async or double buffering and
+//                            writes Y element by element from a float tile in shared memory: both are the next
+//                            steps toward the bandwidth floor.
+//   ptxas: the bf16 BN=32 kernel spills 12 bytes (72 registers); the others 48-128 registers, no spills.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "layers/linear/linear_fused.cuh"
+#include "tests/kernels/lab_util.cuh"
+
+namespace {
+
+using ie::lin::Act;
+
+using lab::DeviceBuf;
+
+template <class T>
+T to_t(float v);
+template <>
+__half to_t<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__nv_bfloat16 to_t<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+float from_t(__half v) { return __half2float(v); }
+float from_t(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <class T>
+const char* type_name() {
+  return std::is_same_v<T, __half> ? "f16" : "bf16";
+}
+
+double act_ref(Act a, double v) {
+  switch (a) {
+    case Act::Relu:
+      return v < 0 ? 0 : v;
+    case Act::Gelu:
+      return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    case Act::GeluTanh:
+      return 0.5 * v * (1 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+    case Act::Tanh:
+      return std::tanh(v);
+    case Act::Sigmoid:
+      return 1 / (1 + std::exp(-v));
+    default:
+      return v;
+  }
+}
+
+// W [K, N] (float, already rounded to T) packed as the kernel reads it: [kp, np] zero-padded.
+template <class T>
+std::vector<T> pack(const std::vector<float>& w, int k, int n) {
+  const int kp = ie::lin::padded_k(k), np = ie::lin::padded_n(n);
+  std::vector<T> out(static_cast<size_t>(kp) * np, to_t<T>(0.f));
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < n; ++j) out[static_cast<size_t>(i) * np + j] = to_t<T>(w[static_cast<size_t>(i) * n + j]);
+  return out;
+}
+
+template <class T>
+std::unique_ptr<DeviceBuf> upload(const std::vector<T>& v) {
+  auto b = std::make_unique<DeviceBuf>(v.size() * sizeof(T));
+  CUDA_CHECK(cudaMemcpy(b->p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return b;
+}
+
+int optin_bytes() {
+  int dev = 0, v = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  return v;
+}
+
+// Inputs rounded to T; the reference sees the rounded values, so the error is the kernel's (float accumulation
+// order, the output's rounding): tolerance one rounding of Y plus K * 2^-24 relative accumulation error.
+template <class T>
+int check_case(int64_t rows, int k, int n, Act act, bool residual, bool misalign, unsigned seed) {
+  std::mt19937 rng(seed);
+  const float r = 1.f / std::sqrt(static_cast<float>(k));
+  std::uniform_real_distribution<float> ua(-1.f, 1.f), uw(-r, r), ub(-0.3f, 0.3f);
+  std::vector<float> a(rows * k), w(static_cast<size_t>(k) * n), b(n), res(rows * n);
+  for (float& v : a) v = from_t(to_t<T>(ua(rng)));
+  for (float& v : w) v = from_t(to_t<T>(uw(rng)));
+  for (float& v : b) v = ub(rng);
+  for (float& v : res) v = from_t(to_t<T>(ua(rng)));
+  std::vector<T> at(a.size() + 8), rt(res.size());
+  const int off = misalign ? 1 : 0;  // one element past 16-byte alignment: element-wise staging
+  for (size_t i = 0; i < a.size(); ++i) at[i + off] = to_t<T>(a[i]);
+  for (size_t i = 0; i < res.size(); ++i) rt[i] = to_t<T>(res[i]);
+  auto da = upload(at), dw = upload(pack<T>(w, k, n)), dr = upload(rt);
+  auto db = upload(b);
+  DeviceBuf dy(rows * n * sizeof(T));
+  CUDA_CHECK(cudaMemset(dy.p, 0xff, rows * n * sizeof(T)));
+  ie::lin::Params p;
+  p.a = static_cast<const T*>(da->p) + off;
+  p.w = dw->p;
+  p.bias = static_cast<const float*>(db->p);
+  p.residual = residual ? dr->p : nullptr;
+  p.y = dy.p;
+  p.rows = rows, p.k = k, p.n = n, p.kp = ie::lin::padded_k(k), p.np = ie::lin::padded_n(n), p.act = act;
+  CUDA_CHECK(ie::lin::configure<T>(optin_bytes()));
+  CUDA_CHECK(ie::lin::launch<T>(p, 1024, 0));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<T> y(rows * n);
+  CUDA_CHECK(cudaMemcpy(y.data(), dy.p, y.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  double worst = 0;
+  const double unit = std::is_same_v<T, __half> ? 1.0 / 2048 : 1.0 / 256;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = b[j];
+      for (int q = 0; q < k; ++q) acc += double(a[i * k + q]) * w[static_cast<size_t>(q) * n + j];
+      double want = act_ref(act, acc);
+      if (residual) want += res[i * n + j];
+      const double err = std::fabs(from_t(y[i * n + j]) - want) / (0.05 + std::fabs(want));
+      worst = std::isnan(err) ? 1e30 : std::max(worst, err);
+    }
+  const double tol = unit + k * 6e-8 + 2e-4;  // GELU's erfc approximation and __expf: ~1e-6 relative
+  const bool ok = worst <= tol;
+  printf("%s %-4s %6lldx%-4d -> %-4d act %d%s%s  max rel err %.2e (tol %.2e)\n", ok ? "PASS" : "FAIL", type_name<T>(),
+         static_cast<long long>(rows), k, n, static_cast<int>(act), residual ? " +residual" : "",
+         misalign ? " misaligned" : "", worst, tol);
+  return ok ? 0 : 1;
+}
+
+template <class T>
+int validate() {
+  int failures = 0;
+  unsigned seed = 1;
+  struct Shape {
+    int64_t rows;
+    int k, n;
+  };
+  const Shape shapes[] = {{5121, 32, 64}, {7, 64, 64},   {1, 64, 128},  {5121, 128, 64}, {7, 640, 32}, {7, 32, 640},
+                          {7, 40, 20},    {129, 33, 70}, {1, 1000, 96}, {64, 16, 1},     {65, 8, 33},  {3, 16, 65}};
+  const Act acts[] = {Act::None, Act::Gelu, Act::Relu, Act::GeluTanh, Act::Tanh, Act::Sigmoid};
+  int i = 0;
+  for (const Shape& s : shapes) {
+    failures += check_case<T>(s.rows, s.k, s.n, acts[i % 6], i % 3 == 1, false, seed++);
+    ++i;
+  }
+  failures += check_case<T>(37, 64, 64, Act::Gelu, true, true, seed++);
+  failures += check_case<T>(37, 24, 40, Act::None, false, true, seed++);
+  return failures;
+}
+
+template <class T>
+void time_shapes(FILE* csv) {
+  struct Prod {
+    const char* name;
+    int per_sample;  // rows per sample
+    int k, n;
+    Act act;
+  };
+  const Prod prods[] = {{"embed 32->64", 10, 32, 64, Act::None},      {"qkv 64->64", 10, 64, 64, Act::None},
+                        {"mlp 64->128+gelu", 10, 64, 128, Act::Gelu}, {"mlp 128->64", 10, 128, 64, Act::None},
+                        {"latent 640->32", 1, 640, 32, Act::None},    {"decode 32->640", 1, 32, 640, Act::None},
+                        {"out 64->32", 10, 64, 32, Act::None}};
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  CUDA_CHECK(ie::lin::configure<T>(optin_bytes()));
+  for (int batch : {512, 65536})
+    for (const Prod& pr : prods) {
+      const int64_t rows = static_cast<int64_t>(batch) * pr.per_sample;
+      constexpr int kBuffers = 3;
+      std::vector<std::unique_ptr<DeviceBuf>> as;
+      std::vector<T> host(rows * pr.k);
+      for (int b = 0; b < kBuffers; ++b) {
+        for (size_t i = 0; i < host.size(); ++i) host[i] = to_t<T>(std::sin(0.001f * i + b));
+        as.push_back(upload(host));
+      }
+      std::vector<float> w(static_cast<size_t>(pr.k) * pr.n, 0.01f), bias(pr.n, 0.1f);
+      auto dw = upload(pack<T>(w, pr.k, pr.n));
+      auto db = upload(bias);
+      DeviceBuf y(rows * pr.n * sizeof(T));
+      ie::lin::Params p;
+      p.w = dw->p, p.bias = static_cast<const float*>(db->p), p.y = y.p, p.rows = rows, p.k = pr.k, p.n = pr.n;
+      p.kp = ie::lin::padded_k(pr.k), p.np = ie::lin::padded_n(pr.n), p.act = pr.act;
+      const float ms = lab::median_ms(
+          [&](int i) {
+            p.a = as[i % kBuffers]->p;
+            CUDA_CHECK(ie::lin::launch<T>(p, 1024, stream));
+          },
+          stream);
+      const double flops = 2.0 * rows * pr.k * pr.n;
+      const double bytes = double(rows) * (pr.k + pr.n) * sizeof(T);
+      const double tflops = flops / (ms * 1e-3) / 1e12, gbps = bytes / (ms * 1e-3) / 1e9;
+      printf(
+          "%-4s batch %6d %-18s rows %8lld  %8.4f ms  %7.1f TFLOP/s (%4.1f%% of 790)  %6.0f GB/s (%4.1f%% of 4000)\n",
+          type_name<T>(), batch, pr.name, static_cast<long long>(rows), ms, tflops, 100 * tflops / 790, gbps,
+          100 * gbps / 4000);
+      if (csv)
+        fprintf(csv, "%s,%d,%s,%lld,%.5f,%.2f,%.1f\n", type_name<T>(), batch, pr.name, static_cast<long long>(rows), ms,
+                tflops, gbps);
+      fflush(stdout);
+    }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool check_only = false, no_validate = false;
+  std::string csv_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--check-only")
+      check_only = true;
+    else if (a == "--no-validate")
+      no_validate = true;
+    else if (a == "--csv" && i + 1 < argc)
+      csv_path = argv[++i];
+    else {
+      fprintf(stderr, "usage: %s [--check-only] [--no-validate] [--csv PATH]\n", argv[0]);
+      return 2;
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    printf("no CUDA device: nothing to validate or time\n");
+    return 0;
+  }
+  int failures = 0;
+  if (!no_validate) {
+    failures += validate<__half>() + validate<__nv_bfloat16>();
+    printf("validation: %s (%d failed)\n", failures ? "FAILED" : "ALL PASSED", failures);
+  }
+  if (!check_only) {
+    FILE* csv = csv_path.empty() ? nullptr : fopen(csv_path.c_str(), "w");
+    if (csv) fprintf(csv, "type,batch,product,rows,ms,tflops,gbps\n");
+    printf("== timing: median of 50 launches after 5 warm-ups, inputs rotated over 3 buffers ==\n");
+    time_shapes<__nv_bfloat16>(csv);
+    time_shapes<__half>(csv);
+    if (csv) fclose(csv);
+  }
+  return failures ? 1 : 0;
+}
