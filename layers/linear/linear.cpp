@@ -1,4 +1,5 @@
-// ie.Linear: Y[..., N] = act(A[..., K] W + bias), the planner's fusion of MatMul/Gemm -> Add -> activation.
+// ie.Linear: Y[..., N] = act(A[..., K] W + bias) (+ residual), the planner's fusion of MatMul/Gemm -> Add ->
+// activation, and of a following Add of a tensor of Y's shape (linear_residual).
 // trans_w = 1: W is [N, K] (Gemm transB = 1, PyTorch's layout); 0: W is [K, N] (MatMul's layout).
 #include "engine/registry/op_def.h"
 #include "layers/common/activation.h"
@@ -12,19 +13,21 @@ namespace {
 void infer_linear(InferContext& ctx) {
   const TensorInfo& a = ctx.input(0);
   ctx.expect(is_float(a.dtype), "A must be a float tensor, got ", dtype_name(a.dtype));
-  for (size_t i = 1; i < 3; ++i)
+  for (size_t i = 1; i < 4; ++i)
     if (ctx.has_input(i))
       ctx.expect(ctx.input(i).dtype == a.dtype, "input ", i, " is ", dtype_name(ctx.input(i).dtype), " but A is ",
                  dtype_name(a.dtype));
-  LinearSetup s = resolve_linear(ctx.node(), a.shape, ctx.input(1).shape,
-                                 ctx.has_input(2) ? &ctx.input(2).shape : nullptr);
+  LinearSetup s =
+      resolve_linear(ctx.node(), a.shape, ctx.input(1).shape, ctx.has_input(2) ? &ctx.input(2).shape : nullptr,
+                     ctx.has_input(3) ? &ctx.input(3).shape : nullptr);
   ctx.set_output(0, a.dtype, s.out);
 }
 
 std::unique_ptr<Kernel> make_linear_cpu(const KernelInit& init) {
   const bool has_bias = init.has_input(2);
-  LinearSetup s = resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape,
-                                 has_bias ? &init.inputs[2].shape : nullptr);
+  LinearSetup s =
+      resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape, has_bias ? &init.inputs[2].shape : nullptr,
+                     init.has_input(3) ? &init.inputs[3].shape : nullptr);
   if (!is_float(init.inputs[0].dtype)) return nullptr;
   return dispatch_float(init.inputs[0].dtype, "Linear", [&](auto tag) -> std::unique_ptr<Kernel> {
     using C = ComputeOf<typename decltype(tag)::type>;
@@ -38,9 +41,15 @@ std::unique_ptr<Kernel> make_linear_cpu(const KernelInit& init) {
       C* y = out.data();
       if (bias)
         for (int64_t r = 0; r < s.rows; ++r) std::copy(bias, bias + s.n, y + r * s.n);
-      gemm<C>(false, s.trans_w, s.rows, s.n, s.k, C(1), a, s.k, w, s.trans_w ? s.k : s.n, bias ? C(1) : C(0), y,
-              s.n);
+      gemm<C>(false, s.trans_w, s.rows, s.n, s.k, C(1), a, s.k, w, s.trans_w ? s.k : s.n, bias ? C(1) : C(0), y, s.n);
       apply_activation(s.activation, y, s.rows * s.n);
+      if (s.residual) {
+        std::vector<C> rs;
+        const C* r = as_compute<C>(ctx.inputs[3], rs);
+        parallel_for(s.rows * s.n, 1 << 15, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) y[i] += r[i];
+        });
+      }
       out.commit();
     });
   });

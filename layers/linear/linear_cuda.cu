@@ -1,7 +1,7 @@
 // ie.Linear on the fused "cuda" kernel set in the fp16 and bf16 modes: the WMMA kernel of linear_fused.cuh with
-// the bias and the activation in its epilogue, so a product stays in the storage type instead of running in
-// float32 between Casts on the reference set. Strict fp32 and tf32 products decline to the reference set's
-// cuBLASLt; so do a W or bias that is not constant, and a K whose W block does not fit in shared memory.
+// the bias, the activation and the residual in its epilogue, so a product stays in the storage type instead of
+// running in float32 between Casts on the reference set. Strict fp32 and tf32 products decline to the reference
+// set's cuBLASLt; so do a W or bias that is not constant, and a K whose W block does not fit in shared memory.
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/core/float_convert.h"
 #include "engine/core/precision.h"
@@ -33,7 +33,9 @@ std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
   const bool has_bias = init.has_input(2);
   if (!init.constants[1] || (has_bias && !init.constants[2])) return init.decline("W and bias must be constant");
   const LinearSetup s =
-      resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape, has_bias ? &init.inputs[2].shape : nullptr);
+      resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape, has_bias ? &init.inputs[2].shape : nullptr,
+                     init.has_input(3) ? &init.inputs[3].shape : nullptr);
+  if (s.residual && init.inputs[3].dtype != t) return init.decline("residual of another type than A");
   if (s.k > (1 << 20) || s.n > (1 << 20)) return init.decline("K or N beyond 2^20");
   int dev = 0, optin = 0;
   IE_CUDA_CHECK(cudaGetDevice(&dev));
@@ -58,6 +60,7 @@ std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
       p.a = ctx.inputs[0].data;
       p.w = w;
       p.bias = bias;
+      p.residual = s.residual ? ctx.inputs[3].data : nullptr;
       p.y = ctx.outputs[0].data;
       p.rows = s.rows;
       p.k = k;

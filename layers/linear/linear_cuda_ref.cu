@@ -1,7 +1,8 @@
-// ie.Linear (float32) on "cuda-reference": Y = act(A W + bias) as one cuBLASLt product whose epilogue adds the
-// bias and applies Relu (BIAS / RELU / RELU_BIAS). A's leading dims fold into M. The other activations run as a
-// second, element-wise kernel over Y in place: cuBLASLt's GELU epilogue is the tanh approximation, and the models
-// use the exact, erf-based GELU.
+// ie.Linear (float32) on "cuda-reference": Y = act(A W + bias) (+ residual) as one cuBLASLt product whose
+// epilogue adds the bias and applies Relu (BIAS / RELU / RELU_BIAS). A's leading dims fold into M. Without an
+// activation the residual comes in as cuBLASLt's C (beta = 1). The other activations, and a residual after an
+// activation, run as a second, element-wise kernel over Y in place: cuBLASLt's GELU epilogue is the tanh
+// approximation, and the models use the exact, erf-based GELU.
 #include <memory>
 
 #include "engine/backend/cuda/cuda_check.h"
@@ -13,10 +14,11 @@
 namespace ie {
 namespace {
 
-__global__ void activate_in_place(float* y, int64_t n, dev::Act act) {
+// y = act(y) (+ residual), in place.
+__global__ void finish_in_place(float* y, const float* residual, int64_t n, dev::Act act) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    y[i] = dev::activate(act, y[i]);
+    y[i] = dev::activate(act, y[i]) + (residual ? residual[i] : 0.f);
 }
 
 cuda::LtEpilogue epilogue_of(bool bias, bool relu) {
@@ -30,6 +32,8 @@ class LtLinearKernel : public Kernel {
       : m_has_bias(has_bias),
         m_act(s.activation == Activation::Relu ? dev::Act::None  // in cuBLASLt's epilogue
                                                : cuda::device_activation(s.activation)),
+        m_residual_in_c(s.residual && s.activation == Activation::None),
+        m_residual_after(s.residual && s.activation != Activation::None),
         m_count(s.rows * s.n),
         m_gemm(cuda::state_of(init.backend_state).cublaslt, cuda::LtShape{s.rows, s.n, s.k, false, s.trans_w},
                epilogue_of(has_bias, s.activation == Activation::Relu), cuda::state_of(init.backend_state).tf32(),
@@ -39,11 +43,12 @@ class LtLinearKernel : public Kernel {
 
   void run(KernelContext& ctx) override {
     const float* bias = m_has_bias ? ctx.inputs[2].as<const float>() : nullptr;
-    m_gemm.run(ctx.inputs[0].as<const float>(), ctx.inputs[1].as<const float>(), nullptr, ctx.outputs[0].as<float>(),
-               bias, 1.f, 0.f, ctx.workspace, ctx.stream);
-    if (m_act != dev::Act::None) {
-      activate_in_place<<<cuda::grid_for(m_count), cuda::kThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
-          ctx.outputs[0].as<float>(), m_count, m_act);
+    const float* residual = m_residual_in_c || m_residual_after ? ctx.inputs[3].as<const float>() : nullptr;
+    m_gemm.run(ctx.inputs[0].as<const float>(), ctx.inputs[1].as<const float>(), m_residual_in_c ? residual : nullptr,
+               ctx.outputs[0].as<float>(), bias, 1.f, m_residual_in_c ? 1.f : 0.f, ctx.workspace, ctx.stream);
+    if (m_act != dev::Act::None || m_residual_after) {
+      finish_in_place<<<cuda::grid_for(m_count), cuda::kThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
+          ctx.outputs[0].as<float>(), m_residual_after ? residual : nullptr, m_count, m_act);
       IE_CUDA_CHECK_LAUNCH();
     }
   }
@@ -51,6 +56,7 @@ class LtLinearKernel : public Kernel {
  private:
   bool m_has_bias;
   dev::Act m_act;
+  bool m_residual_in_c, m_residual_after;
   int64_t m_count;
   cuda::LtGemm m_gemm;
 };
@@ -58,7 +64,8 @@ class LtLinearKernel : public Kernel {
 std::unique_ptr<Kernel> make_linear_cuda(const KernelInit& init) {
   const bool has_bias = init.has_input(2);
   LinearSetup s =
-      resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape, has_bias ? &init.inputs[2].shape : nullptr);
+      resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape, has_bias ? &init.inputs[2].shape : nullptr,
+                     init.has_input(3) ? &init.inputs[3].shape : nullptr);
   for (const TensorInfo& t : init.inputs)
     if (t.dtype != DType::Undefined && t.dtype != DType::Float32) return nullptr;
   if (s.rows == 0 || s.n == 0) return make_kernel([](KernelContext&) {});

@@ -1,6 +1,8 @@
 // The patterns ie.Linear replaces. linear: MatMul by a constant weight (+ Add of a constant bias), and Gemm with
 // constant weights, become a matrix product with the bias added in the same pass. linear_activation: a Linear
-// followed by an activation runs the activation in the same pass too.
+// followed by an activation runs the activation in the same pass too. linear_residual: a Linear without an
+// activation followed by an Add of a tensor of its output's shape (a transformer's h + Linear(y)) adds that
+// tensor in the same pass, as input 3.
 #include "engine/planner/fusion_pattern.h"
 
 namespace ie {
@@ -48,8 +50,22 @@ bool exact_gelu(const PatternMatch&, const Node& act) {
   return act.op_type != "Gelu" || act.attrs.get_string("approximate", "none") == "none";
 }
 
+// No activation and no residual yet: the residual is added to the plain product.
+bool plain_product(const PatternMatch&, const Node& lin) {
+  return lin.attrs.get_string("activation", "").empty() && (lin.inputs.size() < 4 || lin.inputs[3].empty());
+}
+
+// The Add's other input has the product's shape and type (no broadcasting: that would be a bias).
+bool adds_residual(const PatternMatch& m, const Node& add) {
+  const std::string other = m.outside_input(add);
+  const TensorInfo* r = other.empty() ? nullptr : m.ctx().info(other);
+  const TensorInfo* y = m.ctx().info(m.root().outputs[0]);
+  return r && y && r->dtype == y->dtype && r->shape == y->shape;
+}
+
 const Pattern kMatMulAdd = {PatternStep("MatMul").when(float_weight), PatternStep("Add?").when(adds_bias)};
 const Pattern kGemm = {PatternStep("Gemm").constant_input(2).when(plain_gemm)};
+const Pattern kLinearResidual = {PatternStep("ie.Linear").when(plain_product), PatternStep("Add").when(adds_residual)};
 const Pattern kLinearActivation = {PatternStep("ie.Linear").when(no_activation_yet),
                                    PatternStep("Relu|Tanh|Sigmoid|Gelu").when(exact_gelu)};
 
@@ -94,6 +110,15 @@ Node linear_with_activation(FusionContext&, const PatternMatch& m) {
   return fused;
 }
 
+Node linear_with_residual(FusionContext&, const PatternMatch& m) {
+  Node fused = m.root();
+  fused.covers.clear();  // replace() collects the covers of every matched node
+  fused.outputs = {m.output()};
+  fused.inputs.resize(3);  // an absent bias stays "" so that the residual is input 3
+  fused.inputs.push_back(m.outside_input(m.node(1)));
+  return fused;
+}
+
 bool try_linear(FusionContext& ctx, size_t index) {
   return fuse(ctx, index, kMatMulAdd, "linear", linear_from_matmul) ||
          fuse(ctx, index, kGemm, "linear", linear_from_gemm);
@@ -107,5 +132,10 @@ bool try_activation(FusionContext& ctx, size_t index) {
 
 IE_REGISTER_FUSION(linear) { return FusionRule{"linear", 20, try_linear}; }
 IE_REGISTER_FUSION(linear_activation) { return FusionRule{"linear_activation", 30, try_activation}; }
+IE_REGISTER_FUSION(linear_residual) {
+  return FusionRule{"linear_residual", 50, [](FusionContext& ctx, size_t index) {
+                      return fuse(ctx, index, kLinearResidual, "linear_residual", linear_with_residual);
+                    }};
+}
 
 }  // namespace ie

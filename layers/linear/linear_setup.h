@@ -1,4 +1,5 @@
-// ie.Linear's attributes and shapes (trans_w, activation, rows/K/N), shared by its CPU and CUDA kernels.
+// ie.Linear's attributes and shapes (trans_w, activation, rows/K/N, the optional residual input 3), shared by its
+// CPU and CUDA kernels. Y = act(A W + bias) + residual.
 #pragma once
 
 #include "engine/registry/op_def.h"
@@ -10,10 +11,12 @@ struct LinearSetup {
   bool trans_w = true;
   Activation activation = Activation::None;
   int64_t rows = 0, k = 0, n = 0;
+  bool residual = false;  // input 3, of Y's shape, added after the activation
   Shape out;
 };
 
-inline LinearSetup resolve_linear(const Node& node, const Shape& a, const Shape& w, const Shape* bias) {
+inline LinearSetup resolve_linear(const Node& node, const Shape& a, const Shape& w, const Shape* bias,
+                                  const Shape* residual = nullptr) {
   LinearSetup s;
   s.trans_w = node.attrs.get_int("trans_w", 1) != 0;
   s.activation = parse_activation(node.attrs.get_string("activation", ""), node.label());
@@ -30,6 +33,10 @@ inline LinearSetup resolve_linear(const Node& node, const Shape& a, const Shape&
   s.rows = numel_range(a, 0, a.size() - 1);
   s.out = a;
   s.out.back() = s.n;
+  s.residual = residual != nullptr;
+  if (residual && *residual != s.out)
+    fail_input(node.label(), ": residual ", shape_to_string(*residual), " must have Y's shape ",
+               shape_to_string(s.out));
   return s;
 }
 

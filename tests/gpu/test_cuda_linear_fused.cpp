@@ -3,6 +3,7 @@
 // (32x64, 64x128, 128x64, 640x32, 32x640) to odd ones (K not a multiple of 8: element-wise staging; N not a
 // multiple of the column block), checking that the fused set served the step.
 #include <cmath>
+#include <tuple>
 
 #include "cuda_compare.h"
 #include "engine/registry/node_runner.h"
@@ -82,6 +83,33 @@ TEST_CASE("cuda Linear declines float32 products to the reference set, which run
       const Tolerance tol = p == Precision::fp32 ? Tolerance{1e-5, 1e-4} : Tolerance{5e-3, 5e-3};
       check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", x}}),
                           run_graph_on(Path{kernel_set::kCpu}, g, {{"x", x}}), tol);
+    }
+  }
+}
+
+TEST_CASE("cuda Linear with a residual (linear_residual) matches the CPU in every mode") {
+  IE_REQUIRE_GPU();
+  const std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {{5121, 64, 64}, {7, 128, 64}, {1, 33, 70}};
+  for (auto [rows, k, n] : shapes) {
+    const std::string what =
+        "Linear + residual " + std::to_string(rows) + "x" + std::to_string(k) + " -> " + std::to_string(n);
+    Graph g = linear_graph(LinearCase{rows, k, n, "", false}, what);
+    g.nodes.back().outputs = {"p"};
+    g.nodes.push_back(make_node("Add", {"r", "p"}, {"y"}));
+    g.nodes.back().name = "residual_add";
+    g.inputs.push_back(TensorDecl{"r", DType::Float32, {rows, n}, {"", ""}});
+    const std::map<std::string, Tensor> feeds = {{"x", random_uniform({rows, k}, seed_of(what, 1), -1.f, 1.f)},
+                                                 {"r", random_uniform({rows, n}, seed_of(what, 4), -1.f, 1.f)}};
+    for (Precision p : all_precisions()) {
+      INFO(what, " in ", precision_name(p));
+      const bool fused_set = p == Precision::fp16 || p == Precision::bf16;
+      CHECK(kernel_set_serving(g, {{"x", Shape{rows, k}}, {"r", Shape{rows, n}}}, p, "Linear") ==
+            (fused_set ? kernel_set::kCuda : kernel_set::kCudaReference));
+      const Tolerance tol = p == Precision::fp32   ? Tolerance{1e-5, 1e-4}
+                            : p == Precision::tf32 ? Tolerance{5e-3, 5e-3}
+                                                   : tolerance_of(p);
+      check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, feeds),
+                          run_graph_on(Path{kernel_set::kCpu}, g, feeds), tol);
     }
   }
 }

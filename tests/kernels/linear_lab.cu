@@ -10,14 +10,18 @@
 // Exit status: non-zero when a check fails or a CUDA call errs; 0 with a message when there is no GPU.
 //
 // Measured (H200; keep this current; tools/results/h200/ssa_fused/linear_lab.log), bf16, ms:
-//   batch 512 (5120 rows):   32->64 0.011, 64->64 0.011, 64->128+GELU 0.015, 128->64 0.012, 640->32 (512 rows)
-//                            0.027: launch- and latency-bound, 2-7 TFLOP/s.
-//   batch 65536 (655360 rows): 64->64 0.191 (877 GB/s, 22% of the bandwidth floor of 0.042 ms), 64->128+GELU
-//                            0.500, 128->64 0.237, 640->32 0.116; fp32 cuBLASLt in the same plan: 64->128+GELU 0.64,
-//                            128->64 0.29. This first version stages A without cp.async or double buffering and
-//                            writes Y element by element from a float tile in shared memory: both are the next
-//                            steps toward the bandwidth floor.
-//   ptxas: the bf16 BN=32 kernel spills 12 bytes (72 registers); the others 48-128 registers, no spills.
+//   batch 512 (5120 rows):   32->64 0.007, 64->64 0.008, 64->128+GELU 0.010, 128->64 0.010, 640->32 (512 rows)
+//                            0.019: launch- and latency-bound, 3-8 TFLOP/s.
+//   batch 65536 (655360 rows): 64->64 0.120 (1.4 TB/s, 35% of the bandwidth floor of 0.042 ms), 64->128+GELU
+//                            0.316, 128->64 0.199, 640->32 0.078; fp16 5-15% faster (cheaper conversions).
+// Variants and what was learned:
+//   - The first epilogue wrote Y (and read the residual) element by element: 64->64 took 0.191 ms, and with a
+//     residual 0.41 (slower than the product plus a separate Add). Eight columns per thread with 16-byte loads and
+//     stores: 0.120 ms, and the residual is now nearly free. N not a multiple of 8 keeps the scalar loop.
+//   - Still to do toward the floor: A staged with cp.async and double-buffered (the k loop waits on every
+//     chunk), W's column block shared across more row tiles, mma.sync fragments instead of WMMA's shared-memory
+//     round trip for the accumulators.
+//   ptxas: 48-96 registers, no spills.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -1,5 +1,8 @@
 #include "graph_builder.h"
 
+#include <doctest/doctest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -131,6 +134,24 @@ double to_double(T v) {
     return static_cast<double>(v);
 }
 }  // namespace
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+void check_fused_equals_unfused(const Graph& g, const std::map<std::string, Tensor>& inputs, const std::string& rule,
+                                double tol) {
+  auto fused = run_engine(g, inputs);
+  Options off;
+  off.fuse = false;
+  Options rule_off;
+  rule_off.disabled_fusions = {rule};
+  for (auto& unfused : {run_engine(g, inputs, off), run_engine(g, inputs, rule_off)}) {
+    REQUIRE(unfused.size() == fused.size());
+    for (size_t i = 0; i < fused.size(); ++i) CHECK(max_abs_diff(fused[i], unfused[i]) <= tol);
+  }
+}
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape() || a.dtype() != b.dtype()) return std::numeric_limits<double>::infinity();

@@ -48,6 +48,13 @@ std::vector<const Step*> steps_of(const Plan& plan, const std::string& op);
 /// The ops of every step, in order ("Relu", "ie.Linear" ...).
 std::vector<std::string> step_ops(const Plan& plan);
 
+/// `v` in ascending order (to compare a fused node's covers).
+std::vector<std::string> sorted(std::vector<std::string> v);
+/// Runs `g` through the engine with every rule, with fusion off and with `rule` alone off, and checks that every
+/// output agrees within `tol` (max abs).
+void check_fused_equals_unfused(const Graph& g, const std::map<std::string, Tensor>& inputs, const std::string& rule,
+                                double tol = 1e-5);
+
 /// Largest |a - b| over all elements of two float tensors of the same shape (infinity on a shape mismatch).
 double max_abs_diff(const Tensor& a, const Tensor& b);
 /// ||got - want|| / ||want|| of two float32 tensors of the same shape (infinity on a shape or type mismatch).

@@ -35,24 +35,6 @@ GraphBuilder layer_norm_graph(bool constant_weights = true) {
   return b;
 }
 
-std::vector<std::string> sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-void check_fused_equals_unfused(const Graph& g) {
-  std::map<std::string, Tensor> in = {{"x", test::random_tensor(kX, 5)}};
-  auto fused = test::run_engine(g, in);
-  Options off;
-  off.fuse = false;
-  Options rule_off;
-  rule_off.disabled_fusions = {"layer_norm_activation"};
-  for (auto& unfused : {test::run_engine(g, in, off), test::run_engine(g, in, rule_off)}) {
-    REQUIRE(unfused.size() == fused.size());
-    for (size_t i = 0; i < fused.size(); ++i) CHECK(test::max_abs_diff(fused[i], unfused[i]) <= 1e-5);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("fusion layer_norm_activation: Gelu (exact and tanh), Relu, Tanh and Sigmoid") {
@@ -69,9 +51,9 @@ TEST_CASE("fusion layer_norm_activation: Gelu (exact and tanh), Relu, Tanh and S
     auto steps = test::steps_of(*plan, "ie.LayerNorm");
     REQUIRE(steps.size() == 1);
     CHECK(steps[0]->node.attrs.get_string("activation", "") == act);
-    CHECK(sorted(steps[0]->node.covers) == std::vector<std::string>{"act", "norm"});
+    CHECK(test::sorted(steps[0]->node.covers) == std::vector<std::string>{"act", "norm"});
     CHECK(steps[0]->node.fusion == "layer_norm_activation");
-    check_fused_equals_unfused(g);
+    test::check_fused_equals_unfused(g, {{"x", test::random_tensor(kX, 5)}}, "layer_norm_activation");
   }
 }
 

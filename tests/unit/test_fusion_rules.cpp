@@ -271,9 +271,15 @@ TEST_CASE("fusion linear: leaves alone what it must not touch") {
   }
   SUBCASE("a bias that is not a vector over the last dim") {
     Graph g = matmul_add("y", {5, 4}).output("y").build();
-    Planned p = plan_of(g, kRows);
+    Planned p = plan_of(g, kRows, {"linear_residual"});
     CHECK(p.step("Add"));
     check_fused_equals_unfused(g, kRows, "linear");
+    // With every rule on, a [5, 4] matrix of the product's shape is a residual (input 3), not a bias.
+    Planned all = plan_of(g, kRows);
+    REQUIRE(all.step("ie.Linear"));
+    CHECK(all.ops() == std::vector<std::string>{"ie.Linear"});
+    CHECK(all.step("ie.Linear")->node.inputs.size() == 4);
+    CHECK(all.step("ie.Linear")->node.inputs[2].empty());
   }
 }
 
@@ -588,7 +594,7 @@ TEST_CASE("fusion: disabling one rule by name leaves the others working") {
   Graph g = all_rules_graph();
   CHECK(sorted(fusion_rule_names()) ==
         std::vector<std::string>{"conv_relu_pool", "gelu_from_erf", "layer_norm_activation", "linear",
-                                 "linear_activation"});
+                                 "linear_activation", "linear_residual"});
   {
     Planned p = plan_of(g, kImage);
     CHECK(p.ops() == std::vector<std::string>{"ie.FusedConv", "Flatten", "ie.Linear"});
