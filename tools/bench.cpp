@@ -39,7 +39,7 @@ struct Args {
   int warmup = -1, iterations = -1, sets = 3, threads = 0;
   double warmup_ms = 200, duration_ms = 2000, threshold = 0.10;
   uint64_t seed = 0;
-  bool profile = false, no_fuse = false, remeasure_peaks = false;
+  bool profile = false, no_fuse = false, no_graph = false, remeasure_peaks = false;
   ie::Limits limits;
 };
 
@@ -187,6 +187,7 @@ int run(Args& a) {
     opts.precision = ie::precision_from_name(a.precision);
     opts.threads = a.threads;
     opts.fuse = !a.no_fuse;
+    opts.cuda_graphs = !a.no_graph;
     opts.limits = a.limits;
     ie::Engine engine = a.source.load(opts);
     const std::string path = engine.backend();
@@ -263,6 +264,7 @@ int main(int argc, char** argv) {
   ie::cli::add_threads_option(app, &a.threads);
   ie::cli::add_max_memory_option(app, &a.limits);
   app.add_flag("--no-fuse", a.no_fuse, "run without fusion rules");
+  app.add_flag("--no-graph", a.no_graph, "run the steps one by one instead of replaying them as a CUDA graph");
   app.add_flag("--profile", a.profile, "per-op table per (path, batch), in a pass separate from the headline runs");
   app.add_flag("--remeasure-peaks", a.remeasure_peaks, "measure the device peaks again (ignore the cache)");
   app.add_option("--json", a.json, "write the results as JSON");

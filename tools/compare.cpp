@@ -42,7 +42,7 @@ struct Args {
   int64_t batch = 8;
   std::string a = "cpu", b, precision = "fp32", labels, json;
   int threads = 0, runs = 10, warmup = 2;
-  bool per_layer = false, no_fuse = false;
+  bool per_layer = false, no_fuse = false, no_graph = false;
   ie::Limits limits;
 };
 
@@ -75,6 +75,7 @@ ie::Options options_for(const Args& a, const std::string& backend) {
   o.precision = precision_for(a, backend);
   o.threads = a.threads;
   o.fuse = !a.no_fuse;
+  o.cuda_graphs = !a.no_graph;
   o.limits = a.limits;
   return o;
 }
@@ -356,6 +357,7 @@ int main(int argc, char** argv) {
   ie::cli::add_threads_option(app, &a.threads);
   ie::cli::add_max_memory_option(app, &a.limits);
   app.add_flag("--no-fuse", a.no_fuse, "run both paths without fusion rules");
+  app.add_flag("--no-graph", a.no_graph, "run the steps one by one instead of replaying them as a CUDA graph");
   app.add_option("--json", a.json, "write the report as JSON to FILE ('-': last line of stdout)");
   IE_CLI_PARSE(app, argc, argv);
   return ie::cli::guarded_main("compare", [&] { return run(a); });

@@ -39,7 +39,7 @@ struct Args {
   int64_t batch_size = 0, top_k = 0;
   int threads = 0;
   double min_accuracy = -1;
-  bool json = false, no_fuse = false;
+  bool json = false, no_fuse = false, no_graph = false;
   bool profile = false;
   ie::cli::ProfilePass profile_pass;
   ie::Limits limits;
@@ -100,6 +100,7 @@ int run(const Args& a) {
   opts.precision = ie::precision_from_name(a.precision);
   opts.threads = a.threads;
   opts.fuse = !a.no_fuse;
+  opts.cuda_graphs = !a.no_graph;
   opts.limits = a.limits;
   std::string backend = ie::resolve_backend_name(a.backend);
   if (a.threads > 0 && backend != "cpu")
@@ -250,6 +251,7 @@ int main(int argc, char** argv) {
   ie::cli::add_threads_option(app, &a.threads);
   ie::cli::add_max_memory_option(app, &a.limits);
   app.add_flag("--no-fuse", a.no_fuse, "run without fusion rules");
+  app.add_flag("--no-graph", a.no_graph, "run the steps one by one instead of replaying them as a CUDA graph");
   app.add_flag("--json", a.json, "print a JSON report as the last line of stdout");
   app.add_flag("--profile", a.profile, "per-op timing of the first batch (separate pass after the headline run)");
   app.add_option("--profile-json", a.profile_pass.json_path, "write the per-op profile as JSON (implies --profile)");

@@ -82,6 +82,7 @@ Engine Engine::from_graph(Graph graph, const Options& options) {
   impl->plan_options.precision = options.precision;
   impl->plan_options.store = std::make_shared<ConstantStore>();
   impl->plan_options.limits = options.limits;
+  impl->plan_options.graphs = options.cuda_graphs;
   // Each backend declares the modes it implements; anything else is refused rather than silently run in fp32.
   check_precision(impl->backend_name, options.precision);
   std::string reason;

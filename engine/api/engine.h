@@ -34,6 +34,7 @@ struct Options {
   int threads = 0;                 // CPU worker threads; 0 = all cores; at most 4x the hardware threads (1024)
   int64_t batch = 0;               // batch size to pre-plan for (0: plan on first run)
   bool fuse = true;                // apply the fusion rules
+  bool cuda_graphs = true;         // replay a plan's steps as one CUDA graph from its second run (--no-graph)
   std::vector<std::string> disabled_fusions;  // rule names to skip (also IE_DISABLE_FUSIONS=a,b)
   Limits limits;                   // memory and work a model may ask for; beyond them planning fails naming the node
 };

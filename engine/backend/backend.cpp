@@ -43,4 +43,6 @@ std::vector<std::pair<std::string, std::string>> Backend::device_info() const {
   return {{"cpu", cpu_model_name()}, {"hardware threads", std::to_string(std::thread::hardware_concurrency())}};
 }
 
+std::unique_ptr<CapturedWork> Backend::capture(const std::function<void()>&) { return nullptr; }
+
 }  // namespace ie

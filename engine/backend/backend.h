@@ -13,6 +13,14 @@
 
 namespace ie {
 
+/// Work recorded once and replayed (a CUDA graph): the steps of a plan, launched as one unit.
+class CapturedWork {
+ public:
+  virtual ~CapturedWork() = default;
+  /// Enqueues the recorded work on the stream it was recorded from.
+  virtual void launch() = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -36,6 +44,10 @@ class Backend {
   virtual void* kernel_state() { return nullptr; }
   /// Copies between two buffers of this backend (staged benchmark inputs into the arena), in stream order.
   virtual void copy_device(void* dst, const void* src, size_t bytes);
+  /// Records what `work` enqueues on stream() into a replayable unit without running it; nullptr when the backend
+  /// cannot or the recording failed (`work` threw, or enqueued something that cannot be recorded), in which case
+  /// nothing ran and the caller runs the work directly. Default: nullptr.
+  virtual std::unique_ptr<CapturedWork> capture(const std::function<void()>& work);
   /// Times steps for Session::profile (default: a steady clock, synchronizing after each step).
   virtual std::unique_ptr<StepTimer> make_step_timer();
   /// Trace ranges only, around the steps of ordinary runs when IE_NVTX=1 (nullptr: this backend has none).

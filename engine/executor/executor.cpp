@@ -25,7 +25,8 @@ void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs) {
     const Tensor& t = it->second;
     const Slot& slot = plan.slots[plan.input_slots[i]];
     if (t.dtype() != slot.info.dtype)
-      fail_input("input '", decl.name, "': expected dtype ", dtype_name(slot.info.dtype), ", got ", dtype_name(t.dtype()));
+      fail_input("input '", decl.name, "': expected dtype ", dtype_name(slot.info.dtype), ", got ",
+                 dtype_name(t.dtype()));
     if (t.shape() != slot.info.shape)
       fail_input("input '", decl.name, "': expected shape ", shape_to_string(slot.info.shape), ", got ",
                  shape_to_string(t.shape()));
@@ -33,7 +34,9 @@ void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs) {
   }
 }
 
-void run_steps(Plan& plan, const StepObserver& observer, StepTimer* timer) {
+namespace {
+
+void run_each_step(Plan& plan, const StepObserver& observer, StepTimer* timer) {
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     Step& step = plan.steps[i];
     try {
@@ -53,6 +56,28 @@ void run_steps(Plan& plan, const StepObserver& observer, StepTimer* timer) {
       observer(ev);
     }
   }
+}
+
+}  // namespace
+
+void run_steps(Plan& plan, const StepObserver& observer, StepTimer* timer) {
+  // Replay needs the steps as one unit: an observer or a per-step timer runs them one by one.
+  const bool replay = plan.graphs && !plan.graph_off && !observer && !timer;
+  if (replay && plan.recording) {
+    plan.recording->launch();
+    return;
+  }
+  // The first run goes step by step (kernels that set themselves up on first use do so outside a recording).
+  if (replay && plan.eager_runs > 0) {
+    plan.recording = plan.backend->capture([&] { run_each_step(plan, {}, nullptr); });
+    if (plan.recording) {
+      plan.recording->launch();
+      return;
+    }
+    plan.graph_off = true;  // nothing ran: go step by step, now and from now on
+  }
+  run_each_step(plan, observer, timer);
+  ++plan.eager_runs;
 }
 
 Tensor fetch_slot(Plan& plan, int slot) {

@@ -57,6 +57,12 @@ struct Plan {
   size_t precision_casts = 0;           // Cast steps the precision pass placed (graph edges, fallback kernels)
   std::shared_ptr<ConstantStore> store;  // keeps prepared constants alive as long as the plan
   void* arena = nullptr;
+  // Replay (PlanOptions::graphs): the first run goes step by step, the second records the steps, later runs
+  // replay the recording. A backend that cannot record, or a step that cannot be recorded, turns it off.
+  bool graphs = false;
+  bool graph_off = false;
+  int eager_runs = 0;
+  std::unique_ptr<CapturedWork> recording;  // last member: released before anything it refers to
 
   Plan() = default;
   Plan(const Plan&) = delete;
@@ -76,6 +82,8 @@ struct PlanOptions {
   std::shared_ptr<ConstantStore> store;
   /// What the model may ask for (Options::limits); checked before kernels are made and before the arena exists.
   Limits limits;
+  /// Replay the steps as one recorded unit (a CUDA graph) from the second run on, where the backend can.
+  bool graphs = true;
 };
 
 /// Graph inputs whose values are bound at plan time (shape-tensor inputs), by name.

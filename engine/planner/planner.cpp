@@ -354,6 +354,7 @@ std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string,
     return OpRegistry::get().supports_any(fused, sets);
   });
   plan->precision = options.precision;
+  plan->graphs = options.graphs;
   plan->kernel_sets = sets;
   plan->store = options.store ? options.store : std::make_shared<ConstantStore>();
   plan->precision_casts = lower_precision(g, options.precision, *plan->store, plan->input_shapes, inferred.infos);

@@ -8,6 +8,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/backend/kernel_sets.h"
+#include "engine/backend/cuda/cuda_graph.h"
 #include "engine/backend/cuda/cuda_state.h"
 #include "engine/backend/cuda/pinned_stager.h"
 #include "engine/backend/cuda/cuda_step_timer.h"
@@ -103,6 +104,9 @@ class CudaBackend : public Backend {
     if (bytes) IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_state.stream));
   }
   void synchronize() override { IE_CUDA_CHECK(cudaStreamSynchronize(m_state.stream)); }
+  std::unique_ptr<CapturedWork> capture(const std::function<void()>& work) override {
+    return capture_graph(m_state.stream, work);
+  }
   std::unique_ptr<StepTimer> make_step_timer() override { return make_event_step_timer(m_state.stream); }
   std::unique_ptr<StepTimer> make_step_annotator() override { return make_nvtx_annotator(); }
   std::string device_name() const override { return m_state.props.name; }
