@@ -43,6 +43,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include "layers/common/launch_limits.cuh"
+
 // Unrolling hint that host compilers (the engine's .cpp files use the planning and packing below) do not warn on.
 #ifdef __CUDACC__
 #define FUSED_CONV_UNROLL _Pragma("unroll")
@@ -220,10 +222,13 @@ inline bool make_plan(const ConvPoolShape& s, Variant v, int target_pixels, int 
   // Weights take at most half of shared memory; larger ones (tf32, c=16, r=7, k=64: 200 KB) stay in L2/L1.
   p.w_in_smem = mma && p.kchunks * p.np * 32 * 8 <= smem_limit / 2;
   TileSize ts = first_tile(p.n, p.ph, p.pw, p.win, p.ps, target_pixels, 1);
-  if (!shrink_to_fit(ts, smem_limit, [&](const TileSize& t) {
-        size_tiles(p, mma, t.g, t.pb, t.pcb);
-        return p.smem_bytes;
-      }, why))
+  if (!shrink_to_fit(
+          ts, smem_limit,
+          [&](const TileSize& t) {
+            size_tiles(p, mma, t.g, t.pb, t.pcb);
+            return p.smem_bytes;
+          },
+          why))
     return false;
   if (static_cast<long long>(ceil_div(p.n, p.g)) * p.tiles_y * p.tiles_x > (1LL << 31) - 1) {
     if (why) *why = "too many tiles for 32-bit tile indices";
@@ -743,58 +748,9 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, 1)
 
 // ---- launchers: no allocation, no synchronization, everything on `stream` -----------------------------------
 
-// Device facts a launch needs, read once per device and kernel configuration: attribute queries and the
-// shared-memory opt-in cost microseconds, as much as a whole batch-1 convolution.
-struct DeviceLimits {
-  int sms = 0, smem_optin = 0;
-};
-inline cudaError_t device_limits(DeviceLimits* out) {
-  static std::mutex mutex;
-  static std::map<int, DeviceLimits> known;
-  int dev = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) return err;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = known.find(dev);
-  if (it == known.end()) {
-    DeviceLimits d;
-    err = cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    if (err != cudaSuccess) return err;
-    it = known.emplace(dev, d).first;
-  }
-  *out = it->second;
-  return cudaSuccess;
-}
-
-// Resident CTAs per SM of a kernel at a block size and shared-memory size; kept per (device, kernel, threads,
-// bytes). A kernel that needs more than the default 48 KiB opts in once, to the device's whole opt-in limit: the
-// attribute is a maximum, so setting it per size would shrink it under a size launched before.
-template <class Kernel>
-cudaError_t resident_blocks(Kernel kernel, int threads, int smem_bytes, int smem_optin, int* per_sm) {
-  static std::mutex mutex;
-  static std::map<std::tuple<int, const void*, int, int>, int> known;
-  static std::set<std::pair<int, const void*>> opted_in;
-  int dev = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) return err;
-  const void* fn = reinterpret_cast<const void*>(kernel);
-  const auto key = std::make_tuple(dev, fn, threads, smem_bytes);
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = known.find(key);
-  if (it == known.end()) {
-    if (smem_bytes > 48 * 1024 && !opted_in.count({dev, fn})) {
-      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_optin);
-      if (err == cudaSuccess) opted_in.insert({dev, fn});
-    }
-    int blocks = 0;
-    if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem_bytes);
-    if (err != cudaSuccess) return err;
-    it = known.emplace(key, blocks).first;
-  }
-  *per_sm = it->second;
-  return cudaSuccess;
-}
+using dev::device_limits;
+using dev::DeviceLimits;
+using dev::resident_blocks;
 
 // Grid: one CTA per tile up to the resident limit; the kernels loop over the remaining tiles.
 template <class Kernel, class... Args>

@@ -13,8 +13,8 @@ struct LayerNormSetup {
   Shape normalized, scale_shape, bias_shape;
 };
 
-/// Reads axis, epsilon and activation (ie.LayerNorm) for input shape `x`; `axis_out` (optional) receives the normalized axis. Fails naming
-/// the node on rank 0 or an axis out of range.
+/// Reads axis, epsilon and activation (ie.LayerNorm) for input shape `x`; `axis_out` (optional) receives the
+/// normalized axis. Fails naming the node on rank 0 or an axis out of range.
 LayerNormSetup resolve_layer_norm(const Node& node, const Shape& x, int64_t* axis_out);
 
 }  // namespace ie

@@ -37,9 +37,9 @@ std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
                      init.has_input(3) ? &init.inputs[3].shape : nullptr);
   if (s.residual && init.inputs[3].dtype != t) return init.decline("residual of another type than A");
   if (s.k > (1 << 20) || s.n > (1 << 20)) return init.decline("K or N beyond 2^20");
-  int dev = 0, optin = 0;
-  IE_CUDA_CHECK(cudaGetDevice(&dev));
-  IE_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  dev::DeviceLimits limits;
+  if (dev::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
+  const int optin = limits.smem_optin;
   const int k = static_cast<int>(s.k), n = static_cast<int>(s.n);
   const size_t smem = t == DType::BFloat16 ? lin::smem_bytes<__nv_bfloat16>(k, n) : lin::smem_bytes<__half>(k, n);
   if (smem > static_cast<size_t>(optin))
@@ -54,7 +54,6 @@ std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
   std::unique_ptr<Kernel> kernel;
   cuda::dispatch_device<__half, __nv_bfloat16>(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    IE_CUDA_CHECK(lin::configure<T>(optin));
     kernel = make_kernel([s, k, n, w, bias, act](KernelContext& ctx) {
       lin::Params p;
       p.a = ctx.inputs[0].data;
@@ -68,7 +67,7 @@ std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
       p.kp = lin::padded_k(k);
       p.np = lin::padded_n(n);
       p.act = act;
-      IE_CUDA_CHECK(lin::launch<T>(p, 1024, cuda::stream_of(ctx)));
+      IE_CUDA_CHECK(lin::launch<T>(p, cuda::stream_of(ctx)));
     });
   });
   return kernel;

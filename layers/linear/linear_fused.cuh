@@ -17,9 +17,11 @@
 #include <cuda_runtime.h>
 #include <mma.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "layers/common/activation_device.cuh"
+#include "layers/common/launch_limits.cuh"
 
 namespace ie::lin {
 
@@ -185,28 +187,29 @@ __global__ void __launch_bounds__(kThreads) linear_wmma_kernel(Params p) {
   }
 }
 
-/// Lets both column-block kernels of T take up to `bytes` of shared memory (the device's opt-in limit: one
-/// attribute per kernel function, shared by every product of every shape, so it must cover the largest).
-template <class T>
-cudaError_t configure(int bytes) {
-  cudaError_t err = cudaFuncSetAttribute(linear_wmma_kernel<T, 32>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+template <class T, int BN>
+cudaError_t launch_bn(const Params& p, cudaStream_t s) {
+  dev::DeviceLimits limits;
+  cudaError_t err = dev::device_limits(&limits);
+  const int bytes = static_cast<int>(smem_bytes<T>(p.k, p.n));
+  int per_sm = 0;  // also opts the kernel in to large shared memory, once
+  if (err == cudaSuccess)
+    err = dev::resident_blocks(linear_wmma_kernel<T, BN>, kThreads, bytes, limits.smem_optin, &per_sm);
   if (err != cudaSuccess) return err;
-  return cudaFuncSetAttribute(linear_wmma_kernel<T, 64>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  // Row tiles per column block: enough CTAs to fill the device once; each walks its tiles with W staged once.
+  const int64_t tiles = (p.rows + kRowsPerCta - 1) / kRowsPerCta;
+  const int64_t column_blocks = p.np / BN;
+  const int64_t fill = std::max<int64_t>(1, static_cast<int64_t>(per_sm) * limits.sms / column_blocks);
+  const dim3 grid(static_cast<unsigned>(std::min(tiles, fill)), static_cast<unsigned>(column_blocks));
+  linear_wmma_kernel<T, BN><<<grid, kThreads, bytes, s>>>(p);
+  return cudaGetLastError();
 }
 
-/// Launches the product; `ctas` caps the row-tile CTAs per column block (a grid-stride loop covers the rest).
+/// Launches the product on `s`: no allocation, no synchronization.
 template <class T>
-cudaError_t launch(const Params& p, int ctas, cudaStream_t s) {
+cudaError_t launch(const Params& p, cudaStream_t s) {
   if (p.rows <= 0 || p.n <= 0) return cudaSuccess;
-  const int bn = column_block(p.n);
-  const int64_t tiles = (p.rows + kRowsPerCta - 1) / kRowsPerCta;
-  const dim3 grid(static_cast<unsigned>(tiles < ctas ? tiles : ctas), static_cast<unsigned>(p.np / bn));
-  const size_t bytes = smem_bytes<T>(p.k, p.n);
-  if (bn == 32)
-    linear_wmma_kernel<T, 32><<<grid, kThreads, bytes, s>>>(p);
-  else
-    linear_wmma_kernel<T, 64><<<grid, kThreads, bytes, s>>>(p);
-  return cudaGetLastError();
+  return column_block(p.n) == 32 ? launch_bn<T, 32>(p, s) : launch_bn<T, 64>(p, s);
 }
 
 }  // namespace ie::lin

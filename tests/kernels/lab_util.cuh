@@ -1,13 +1,17 @@
-// What the kernel labs share: a CUDA_CHECK that exits with status 3, an owning device buffer, and the timing
-// rule (median of 50 launches after 5 warm-ups, CUDA events around each launch). CUDA alone, like the labs.
+// What the kernel labs share: a CUDA_CHECK that exits with status 3, an owning device buffer, the timing rule
+// (median of 50 launches after 5 warm-ups, CUDA events around each launch) and the float64 activations the
+// references apply. CUDA alone, like the labs.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "layers/common/activation_device.cuh"
 
 #define CUDA_CHECK(x)                                                                     \
   do {                                                                                    \
@@ -46,6 +50,25 @@ float median_ms(L&& launch, cudaStream_t stream) {
   for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
   std::sort(ms.begin(), ms.end());
   return ms[kReps / 2];
+}
+
+/// The fused epilogues' activations in float64 (the exact erf GELU), for the labs' references.
+inline double activation_ref(ie::dev::Act a, double v) {
+  using ie::dev::Act;
+  switch (a) {
+    case Act::Relu:
+      return v < 0 ? 0 : v;
+    case Act::Gelu:
+      return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    case Act::GeluTanh:
+      return 0.5 * v * (1 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+    case Act::Tanh:
+      return std::tanh(v);
+    case Act::Sigmoid:
+      return 1 / (1 + std::exp(-v));
+    default:
+      return v;
+  }
 }
 
 }  // namespace lab

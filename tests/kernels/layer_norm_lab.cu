@@ -112,23 +112,6 @@ std::vector<float> floats_of(DT t, const std::vector<unsigned char>& b) {
   return v;
 }
 
-double act_ref(Act a, double v) {
-  switch (a) {
-    case Act::Relu:
-      return v < 0 ? 0 : v;
-    case Act::Gelu:
-      return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-    case Act::GeluTanh:
-      return 0.5 * v * (1 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
-    case Act::Tanh:
-      return std::tanh(v);
-    case Act::Sigmoid:
-      return 1 / (1 + std::exp(-v));
-    default:
-      return v;
-  }
-}
-
 // Float64 reference of one row.
 void reference_row(const float* x, const float* s, const float* b, int n, double eps, Act a, double* y,
                    double* mean_out, double* inv_out) {
@@ -139,7 +122,7 @@ void reference_row(const float* x, const float* s, const float* b, int n, double
   for (int i = 0; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
   var /= n;
   const double inv = 1 / std::sqrt(var + eps);
-  for (int i = 0; i < n; ++i) y[i] = act_ref(a, (x[i] - mean) * inv * s[i] + (b ? b[i] : 0.0));
+  for (int i = 0; i < n; ++i) y[i] = lab::activation_ref(a, (x[i] - mean) * inv * s[i] + (b ? b[i] : 0.0));
   *mean_out = mean;
   *inv_out = inv;
 }

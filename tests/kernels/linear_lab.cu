@@ -12,12 +12,14 @@
 // Measured (H200; keep this current; tools/results/h200/ssa_fused/linear_lab.log), bf16, ms:
 //   batch 512 (5120 rows):   32->64 0.007, 64->64 0.008, 64->128+GELU 0.010, 128->64 0.010, 640->32 (512 rows)
 //                            0.019: launch- and latency-bound, 3-8 TFLOP/s.
-//   batch 65536 (655360 rows): 64->64 0.120 (1.4 TB/s, 35% of the bandwidth floor of 0.042 ms), 64->128+GELU
-//                            0.316, 128->64 0.199, 640->32 0.078; fp16 5-15% faster (cheaper conversions).
+//   batch 65536 (655360 rows): 64->64 0.103 (1.6 TB/s, 41% of the bandwidth; floor 0.042 ms), 64->128+GELU
+//                            0.266, 128->64 0.166, 640->32 0.075; fp16 10-20% faster (cheaper conversions).
 // Variants and what was learned:
 //   - The first epilogue wrote Y (and read the residual) element by element: 64->64 took 0.191 ms, and with a
 //     residual 0.41 (slower than the product plus a separate Add). Eight columns per thread with 16-byte loads and
 //     stores: 0.120 ms, and the residual is now nearly free. N not a multiple of 8 keeps the scalar loop.
+//   - Grid: one CTA per row tile capped at 1024 per column block gave 0.120 ms for 64->64; sized to fill the device
+//     once (resident CTAs x SMs, launch_limits.cuh), so that each CTA stages W once for more tiles: 0.103 ms.
 //   - Still to do toward the floor: A staged with cp.async and double-buffered (the k loop waits on every
 //     chunk), W's column block shared across more row tiles, mma.sync fragments instead of WMMA's shared-memory
 //     round trip for the accumulators.
@@ -59,23 +61,6 @@ const char* type_name() {
   return std::is_same_v<T, __half> ? "f16" : "bf16";
 }
 
-double act_ref(Act a, double v) {
-  switch (a) {
-    case Act::Relu:
-      return v < 0 ? 0 : v;
-    case Act::Gelu:
-      return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-    case Act::GeluTanh:
-      return 0.5 * v * (1 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
-    case Act::Tanh:
-      return std::tanh(v);
-    case Act::Sigmoid:
-      return 1 / (1 + std::exp(-v));
-    default:
-      return v;
-  }
-}
-
 // W [K, N] (float, already rounded to T) packed as the kernel reads it: [kp, np] zero-padded.
 template <class T>
 std::vector<T> pack(const std::vector<float>& w, int k, int n) {
@@ -91,13 +76,6 @@ std::unique_ptr<DeviceBuf> upload(const std::vector<T>& v) {
   auto b = std::make_unique<DeviceBuf>(v.size() * sizeof(T));
   CUDA_CHECK(cudaMemcpy(b->p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
   return b;
-}
-
-int optin_bytes() {
-  int dev = 0, v = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  return v;
 }
 
 // Inputs rounded to T; the reference sees the rounded values, so the error is the kernel's (float accumulation
@@ -127,8 +105,7 @@ int check_case(int64_t rows, int k, int n, Act act, bool residual, bool misalign
   p.residual = residual ? dr->p : nullptr;
   p.y = dy.p;
   p.rows = rows, p.k = k, p.n = n, p.kp = ie::lin::padded_k(k), p.np = ie::lin::padded_n(n), p.act = act;
-  CUDA_CHECK(ie::lin::configure<T>(optin_bytes()));
-  CUDA_CHECK(ie::lin::launch<T>(p, 1024, 0));
+  CUDA_CHECK(ie::lin::launch<T>(p, 0));
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<T> y(rows * n);
   CUDA_CHECK(cudaMemcpy(y.data(), dy.p, y.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -138,7 +115,7 @@ int check_case(int64_t rows, int k, int n, Act act, bool residual, bool misalign
     for (int j = 0; j < n; ++j) {
       double acc = b[j];
       for (int q = 0; q < k; ++q) acc += double(a[i * k + q]) * w[static_cast<size_t>(q) * n + j];
-      double want = act_ref(act, acc);
+      double want = lab::activation_ref(act, acc);
       if (residual) want += res[i * n + j];
       const double err = std::fabs(from_t(y[i * n + j]) - want) / (0.05 + std::fabs(want));
       worst = std::isnan(err) ? 1e30 : std::max(worst, err);
@@ -186,7 +163,6 @@ void time_shapes(FILE* csv) {
                         {"out 64->32", 10, 64, 32, Act::None}};
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));
-  CUDA_CHECK(ie::lin::configure<T>(optin_bytes()));
   for (int batch : {512, 65536})
     for (const Prod& pr : prods) {
       const int64_t rows = static_cast<int64_t>(batch) * pr.per_sample;
@@ -207,7 +183,7 @@ void time_shapes(FILE* csv) {
       const float ms = lab::median_ms(
           [&](int i) {
             p.a = as[i % kBuffers]->p;
-            CUDA_CHECK(ie::lin::launch<T>(p, 1024, stream));
+            CUDA_CHECK(ie::lin::launch<T>(p, stream));
           },
           stream);
       const double flops = 2.0 * rows * pr.k * pr.n;
