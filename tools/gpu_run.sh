@@ -42,7 +42,7 @@ say "memcheck exit $rc: $(grep -E 'ERROR SUMMARY' "$out/logs/gpu_tests_memcheck.
 stage "fused kernels' GPU tests under compute-sanitizer racecheck, synccheck and initcheck"
 for tool in racecheck synccheck initcheck; do
   compute-sanitizer --tool $tool --error-exitcode 9 "$build/bin/gpu_tests" --no-version \
-    -tc='cuda FusedConv (fused set) matches*,cuda FusedConv keeps NaN*,cuda FusedConv declines*,cuda LayerNorm*,cuda LayerNormalization*,cuda Linear*' > "$out/logs/gpu_tests_$tool.log" 2>&1; rc=$?
+    -tc='cuda FusedConv (fused set) matches*,cuda FusedConv keeps NaN*,cuda FusedConv declines*,cuda LayerNorm*,cuda LayerNormalization*,cuda Linear*,cuda Attention*' > "$out/logs/gpu_tests_$tool.log" 2>&1; rc=$?
   say "$tool exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/logs/gpu_tests_$tool.log" | tail -1)"
 done
 fi
@@ -112,7 +112,8 @@ if want bench && [[ -x $build/bin/bench ]]; then
   done
   stage "per-op profiles"
   for spec in "convnet 10000 cuda-reference fp32" "convnet 10000 cuda fp32" "convnet 10000 cuda bf16" \
-              "ssa 512 cuda-reference fp32" "ssa 512 cuda bf16"; do
+              "ssa 512 cuda-reference fp32" "ssa 512 cuda bf16" "ssa 65536 cuda-reference fp32" "ssa 65536 cuda fp32" \
+              "ssa 65536 cuda bf16"; do
     set -- $spec
     "$build/bin/bench" --config configs/$1.yaml --paths $3 --precision $4 --batches $2 --profile \
       --json "$out/logs/profile_$1_$2_$3_$4.json" > "$out/logs/profile_$1_$2_$3_$4.txt" 2>&1

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The same workloads as `bench`, in PyTorch on the same GPU, for side-by-side figures.
 
-Conv net: eager fp32 (TF32 off, cuDNN autotuning on) and eager fp16 with channels_last; SSA: eager fp32.
+Conv net: eager fp32 (TF32 off, cuDNN autotuning on) and eager fp16 with channels_last; SSA: eager fp32 and
+eager bf16 (the model's weights and activations in bfloat16, as the engine's bf16 mode stores them), and how far
+PyTorch's own bf16 outputs land from its fp32 ones (the yardstick for the engine's bf16 `compare` figures).
 Timing: CUDA events around each forward pass after warm-up, median of many runs, inputs rotated among three
 random (seeded) sets so the cache does not flatter. Compute only (inputs already on the device).
 
@@ -76,6 +78,25 @@ def run(name, variant, model, shape, batches, dtype, channels_last, per_sample_u
     return rows
 
 
+def bf16_deviation(model, batch, seeds):
+    """Per output, the largest |bf16 - fp32| and the share of values outside atol = rtol = 0.02 (compare's bf16
+    default), PyTorch against itself on uniform [0, 1) inputs like `compare`'s random ones."""
+    import copy
+    low = copy.deepcopy(model).to(torch.bfloat16)
+    with torch.inference_mode():
+        for seed in seeds:
+            gen = torch.Generator(device="cuda").manual_seed(seed)
+            x = torch.rand((batch, 320), generator=gen, device="cuda")
+            ref, got = model(x), low(x.to(torch.bfloat16))
+            for name, a, b in zip(("recon", "latent"), ref, got):
+                diff = (b.float() - a).abs()
+                bad = (diff > 0.02 + 0.02 * a.abs()).float().mean().item() * 100
+                need = (diff - 0.02 * a.abs()).max().item()
+                print(f"ssa      torch bf16 vs fp32 seed {seed} batch {batch} {name:6s}: max abs {diff.max().item():.3e}, "
+                      f"outside atol=rtol=0.02 {bad:.3f}%, smallest passing atol (rtol 0.02) {max(need, 0):.3e}",
+                      flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out-dir", required=True)
@@ -96,6 +117,9 @@ def main():
     rows += run("convnet", "eager-fp16-channels_last", conv16, (1, 86, 86), conv_b, torch.float16, True, 1.0)
     ssa = load_model("ssa", WEIGHTS).cuda().eval()
     rows += run("ssa", "eager-fp32", ssa, (320,), ssa_b, torch.float32, False, 1.0)
+    ssa16 = load_model("ssa", WEIGHTS).cuda().eval().to(torch.bfloat16)
+    rows += run("ssa", "eager-bf16", ssa16, (320,), ssa_b, torch.bfloat16, False, 1.0)
+    bf16_deviation(ssa, 64, (7, 8))
     os.makedirs(args.out_dir, exist_ok=True)
     for name in ("convnet", "ssa"):
         info = {"tool": "torch_bench", "name": name, "model": f"weights/{name}.pt", "precision": "fp32",

@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "layers/common/activation_device.cuh"
+#include "layers/common/float_device.cuh"
 
 namespace ie::ln {
 
@@ -40,19 +41,8 @@ struct Params {
   Act act = Act::None;
 };
 
-__device__ __forceinline__ float to_float(float v) { return v; }
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-template <class T>
-__device__ __forceinline__ T from_float(float v) {
-  if constexpr (sizeof(T) == 4)
-    return v;
-  else if constexpr (std::is_same_v<T, __half>)
-    return __float2half_rn(v);
-  else
-    return __float2bfloat16_rn(v);
-}
+using dev::from_float;
+using dev::to_float;
 
 template <class T>
 struct alignas(16) Pack16 {

@@ -6,8 +6,9 @@
 // Shapes: the models' products are tall and narrow (rows = batch x slices, K and N 32 to 640). A CTA of 4 warps
 // takes 64 rows x BN columns (BN 32 or 64): its BN columns of W, zero-padded to K rounded up to 16, stay in shared
 // memory while the CTA walks row tiles (grid-stride), so W is read once per CTA; A is staged 64 columns of K at a
-// time (16-byte loads when K is a multiple of 8 and A is 16-byte aligned, else element by element, zero-filled
-// past the last row and past K). Each warp owns 16 rows and BN / 16 accumulator tiles; the accumulators go
+// time. When K is a multiple of 8 and A is 16-byte aligned, A comes by 16-byte cp.async into two buffers: the
+// next (tile, chunk) stage is in flight while this one is multiplied and its epilogue runs. Otherwise element by
+// element, one stage at a time. Zeros past the last row and past K either way. Each warp owns 16 rows and BN / 16 accumulator tiles; the accumulators go
 // through shared memory for the epilogue, where a thread takes 8 consecutive columns (16-byte residual loads and
 // Y stores when N is a multiple of 8 and the pointers aligned, else element by element).
 #pragma once
@@ -21,6 +22,7 @@
 #include <cstdint>
 
 #include "layers/common/activation_device.cuh"
+#include "layers/common/float_device.cuh"
 #include "layers/common/launch_limits.cuh"
 
 namespace ie::lin {
@@ -50,46 +52,51 @@ inline int column_block(int n) { return n <= 32 ? 32 : 64; }
 inline int padded_k(int k) { return round_up(k, 16); }
 inline int padded_n(int n) { return round_up(n, column_block(n)); }
 
-/// Shared memory of one CTA: W's column block, one A chunk, the float accumulator tile.
+/// Shared memory of one CTA: W's column block, two A chunks (double-buffered), the float accumulator tile.
 template <class T>
 size_t smem_bytes(int k, int n) {
   const int bn = column_block(n);
-  return static_cast<size_t>(padded_k(k)) * (bn + 8) * sizeof(T) + kRowsPerCta * kLdA * sizeof(T) +
+  return static_cast<size_t>(padded_k(k)) * (bn + 8) * sizeof(T) + 2 * kRowsPerCta * kLdA * sizeof(T) +
          static_cast<size_t>(kRowsPerCta) * (bn + 4) * sizeof(float);
 }
 
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T>
-__device__ __forceinline__ T from_float(float v);
-template <>
-__device__ __forceinline__ __half from_float<__half>(float v) {
-  return __float2half_rn(v);
+using dev::from_float;
+using dev::to_float;
+
+// 16 bytes global -> shared without a register round trip; zeros instead when !valid (nothing is read).
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
 }
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
 }
 
-// A[row0 .. row0 + 63, k0 .. k0 + 63] into a_s (kLdA per row), zeros past the last row and past K.
+// Starts copying A[row0 .. row0 + 63, k0 .. k0 + 63] into a_s as 16-byte cp.async (K a multiple of 8, A aligned),
+// zeros past the last row and past K; complete after cp_async_wait.
 template <class T>
-__device__ __forceinline__ void stage_a(const Params& p, int64_t row0, int k0, bool vec, T* a_s) {
+__device__ __forceinline__ void prefetch_a(const Params& p, int64_t row0, int k0, T* a_s) {
   const T* a = static_cast<const T*>(p.a);
-  if (vec) {
-    constexpr int kVecs = kChunk / 8;
-    for (int i = threadIdx.x; i < kRowsPerCta * kVecs; i += kThreads) {
-      const int r = i / kVecs, c = (i % kVecs) * 8;
-      const int64_t row = row0 + r;
-      uint4 v = make_uint4(0, 0, 0, 0);
-      if (row < p.rows && k0 + c < p.k) v = __ldg(reinterpret_cast<const uint4*>(a + row * p.k + k0 + c));
-      *reinterpret_cast<uint4*>(a_s + r * kLdA + c) = v;
-    }
-  } else {
-    for (int i = threadIdx.x; i < kRowsPerCta * kChunk; i += kThreads) {
-      const int r = i / kChunk, c = i % kChunk;
-      const int64_t row = row0 + r;
-      a_s[r * kLdA + c] = row < p.rows && k0 + c < p.k ? a[row * p.k + k0 + c] : from_float<T>(0.f);
-    }
+  constexpr int kVecs = kChunk / 8;
+  for (int i = threadIdx.x; i < kRowsPerCta * kVecs; i += kThreads) {
+    const int r = i / kVecs, c = (i % kVecs) * 8;
+    const int64_t row = row0 + r;
+    const bool valid = row < p.rows && k0 + c < p.k;
+    cp_async16(a_s + r * kLdA + c, valid ? a + row * p.k + k0 + c : a, valid);
+  }
+}
+
+// A[row0 .. row0 + 63, k0 .. k0 + 63] into a_s (kLdA per row) element by element (K not a multiple of 8, or A
+// misaligned), zeros past the last row and past K.
+template <class T>
+__device__ __forceinline__ void stage_a(const Params& p, int64_t row0, int k0, T* a_s) {
+  const T* a = static_cast<const T*>(p.a);
+  for (int i = threadIdx.x; i < kRowsPerCta * kChunk; i += kThreads) {
+    const int r = i / kChunk, c = i % kChunk;
+    const int64_t row = row0 + r;
+    a_s[r * kLdA + c] = row < p.rows && k0 + c < p.k ? a[row * p.k + k0 + c] : from_float<T>(0.f);
   }
 }
 
@@ -98,9 +105,9 @@ __global__ void __launch_bounds__(kThreads) linear_wmma_kernel(Params p) {
   using namespace nvcuda;
   constexpr int kLdW = BN + 8, kLdC = BN + 4, kFrags = BN / 16;
   extern __shared__ __align__(128) unsigned char smem[];
-  T* w_s = reinterpret_cast<T*>(smem);                              // kp x kLdW
-  T* a_s = w_s + p.kp * kLdW;                                       // 64 x kLdA
-  float* c_s = reinterpret_cast<float*>(a_s + kRowsPerCta * kLdA);  // 64 x kLdC
+  T* w_s = reinterpret_cast<T*>(smem);                                  // kp x kLdW
+  T* a_s = w_s + p.kp * kLdW;                                           // 2 x 64 x kLdA
+  float* c_s = reinterpret_cast<float*>(a_s + 2 * kRowsPerCta * kLdA);  // 64 x kLdC
   const int col0 = blockIdx.y * BN;
   {
     const T* w = static_cast<const T*>(p.w) + col0;
@@ -116,27 +123,26 @@ __global__ void __launch_bounds__(kThreads) linear_wmma_kernel(Params p) {
   T* y = static_cast<T*>(p.y);
   const bool vec_out = p.n % 8 == 0 && reinterpret_cast<uintptr_t>(y) % 16 == 0 &&
                        (!residual || reinterpret_cast<uintptr_t>(residual) % 16 == 0);
-  for (int64_t row0 = static_cast<int64_t>(blockIdx.x) * kRowsPerCta; row0 < p.rows;
-       row0 += static_cast<int64_t>(gridDim.x) * kRowsPerCta) {
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kFrags];
+  const int64_t tile_step = static_cast<int64_t>(gridDim.x) * kRowsPerCta;
+  const int chunks = (p.kp + kChunk - 1) / kChunk;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kFrags];
+
+  // The products of one staged A chunk (columns k0 ..) into the accumulators.
+  auto multiply = [&](const T* a_buf, int k0) {
+    const int kend = min(kChunk, p.kp - k0);
+    for (int kk = 0; kk < kend; kk += 16) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+      wmma::load_matrix_sync(fa, a_buf + warp * 16 * kLdA + kk, kLdA);
 #pragma unroll
-    for (int f = 0; f < kFrags; ++f) wmma::fill_fragment(acc[f], 0.f);
-    for (int k0 = 0; k0 < p.kp; k0 += kChunk) {
-      __syncthreads();  // the previous chunk's (or tile's epilogue) reads of a_s / c_s are done; W is staged
-      stage_a<T>(p, row0, k0, vec, a_s);
-      __syncthreads();
-      const int kend = min(kChunk, p.kp - k0);
-      for (int kk = 0; kk < kend; kk += 16) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
-        wmma::load_matrix_sync(fa, a_s + warp * 16 * kLdA + kk, kLdA);
-#pragma unroll
-        for (int f = 0; f < kFrags; ++f) {
-          wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> fb;
-          wmma::load_matrix_sync(fb, w_s + (k0 + kk) * kLdW + f * 16, kLdW);
-          wmma::mma_sync(acc[f], fa, fb, acc[f]);
-        }
+      for (int f = 0; f < kFrags; ++f) {
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> fb;
+        wmma::load_matrix_sync(fb, w_s + (k0 + kk) * kLdW + f * 16, kLdW);
+        wmma::mma_sync(acc[f], fa, fb, acc[f]);
       }
     }
+  };
+  // The accumulators through c_s, then bias, activation, residual and the store of the tile's rows.
+  auto finish = [&](int64_t row0) {
 #pragma unroll
     for (int f = 0; f < kFrags; ++f)
       wmma::store_matrix_sync(c_s + warp * 16 * kLdC + f * 16, acc[f], kLdC, wmma::mem_row_major);
@@ -171,7 +177,7 @@ __global__ void __launch_bounds__(kThreads) linear_wmma_kernel(Params p) {
         for (int j = 0; j < 8; ++j) ov[j] = from_float<T>(v[j]);
         *reinterpret_cast<uint4*>(y + row * p.n + col) = out;
       }
-      continue;
+      return;
     }
     for (int i = threadIdx.x; i < kRowsPerCta * BN; i += kThreads) {
       const int r = i / BN, c = i % BN;
@@ -184,6 +190,48 @@ __global__ void __launch_bounds__(kThreads) linear_wmma_kernel(Params p) {
       if (residual) v += to_float(residual[row * p.n + col]);
       y[row * p.n + col] = from_float<T>(v);
     }
+  };
+
+  if (vec) {
+    // Pipelined: the copy of the next (tile, chunk) stage into the other A buffer runs while this one is
+    // multiplied and, on a tile's last chunk, while its epilogue reads c_s and writes Y.
+    int64_t row0 = static_cast<int64_t>(blockIdx.x) * kRowsPerCta;
+    int chunk = 0, buf = 0;
+    if (row0 < p.rows) prefetch_a<T>(p, row0, 0, a_s);
+    cp_async_commit();
+    while (row0 < p.rows) {
+      int64_t next_row0 = row0;
+      int next_chunk = chunk + 1;
+      if (next_chunk == chunks) next_chunk = 0, next_row0 += tile_step;
+      if (next_row0 < p.rows) {
+        prefetch_a<T>(p, next_row0, next_chunk * kChunk, a_s + (buf ^ 1) * kRowsPerCta * kLdA);
+        cp_async_commit();
+        cp_async_wait<1>();
+      } else {
+        cp_async_wait<0>();
+      }
+      __syncthreads();  // this stage's A (every thread's copies) and W are in shared memory
+      if (chunk == 0) {
+#pragma unroll
+        for (int f = 0; f < kFrags; ++f) wmma::fill_fragment(acc[f], 0.f);
+      }
+      multiply(a_s + buf * kRowsPerCta * kLdA, chunk * kChunk);
+      if (chunk == chunks - 1) finish(row0);
+      __syncthreads();  // reads of this A buffer and of c_s are done before the next stages overwrite them
+      row0 = next_row0, chunk = next_chunk, buf ^= 1;
+    }
+    return;
+  }
+  for (int64_t row0 = static_cast<int64_t>(blockIdx.x) * kRowsPerCta; row0 < p.rows; row0 += tile_step) {
+#pragma unroll
+    for (int f = 0; f < kFrags; ++f) wmma::fill_fragment(acc[f], 0.f);
+    for (int k0 = 0; k0 < p.kp; k0 += kChunk) {
+      __syncthreads();  // the previous chunk's (or tile's epilogue) reads of a_s / c_s are done; W is staged
+      stage_a<T>(p, row0, k0, a_s);
+      __syncthreads();
+      multiply(a_s, k0);
+    }
+    finish(row0);
   }
 }
 

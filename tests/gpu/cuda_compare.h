@@ -15,6 +15,22 @@ struct Tolerance {
   double atol, rtol;
 };
 
+/// The fused kernels without Tensor Core products (LayerNorm, attention) against the CPU's fp32, for outputs of
+/// O(1): fp32 and tf32 float arithmetic in another order (1e-5 / 1e-4); fp16 and bf16 the inputs' and the output's
+/// rounding in 16 bits (2^-11 / 2^-8 relative, amplified up to a few times by the op: normalization by a small
+/// deviation, a softmax's exponent).
+inline Tolerance fused_tolerance(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+    case Precision::tf32:
+      return {1e-5, 1e-4};
+    case Precision::fp16:
+      return {5e-3, 5e-3};
+    default:
+      return {3e-2, 2e-2};
+  }
+}
+
 /// Checks every output of `got` against `want` (same count, dtype and shape; values within the tolerance).
 inline void check_outputs_match(const std::vector<Tensor>& got, const std::vector<Tensor>& want, Tolerance tol) {
   REQUIRE(got.size() == want.size());
@@ -45,8 +61,7 @@ inline void check_matches_cpu(const std::string& what, const Node& node, const s
 /// Compares a graph with its fusions applied against the same graph unfused, both on `path`: a fused op
 /// against the nodes it replaced.
 inline void check_fused_matches_unfused(const std::string& what, const Graph& graph,
-                                        const std::map<std::string, Tensor>& feeds, const Path& path,
-                                        Tolerance tol) {
+                                        const std::map<std::string, Tensor>& feeds, const Path& path, Tolerance tol) {
   Path unfused = path;
   unfused.fuse = false;
   INFO(what, " (", path.label(), " fused against unfused)");

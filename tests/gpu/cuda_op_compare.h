@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend/kernel_sets.h"
 #include "engine/core/dtype_dispatch.h"
 #include "engine/registry/node_runner.h"
-#include "engine/backend/kernel_sets.h"
 #include "gpu_test_util.h"
 
 namespace ie::test {

@@ -113,6 +113,13 @@ std::string read_text(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+TensorDecl inferred_output(const std::string& name) {
+  TensorDecl d;
+  d.name = name;
+  d.has_shape = false;
+  return d;
+}
+
 Tensor random_uniform(std::vector<int64_t> shape, unsigned seed, float lo, float hi) {
   Tensor t(DType::Float32, std::move(shape));
   std::mt19937 gen(seed);

@@ -62,6 +62,9 @@ std::string read_text(const std::string& path);
 /// Float tensor of the given shape with values uniform in [lo, hi), seeded.
 Tensor random_uniform(std::vector<int64_t> shape, unsigned seed, float lo = -1.f, float hi = 1.f);
 
+/// A graph output declared by name alone (type and shape come from inference): test graphs' "y".
+TensorDecl inferred_output(const std::string& name);
+
 /// Max |a-b| / (atol + rtol*|b|) over all elements; <= 1 passes. Fails the current test on a shape/dtype mismatch.
 double tolerance_ratio(const Tensor& got, const Tensor& want, double atol, double rtol);
 

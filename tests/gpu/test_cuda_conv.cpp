@@ -50,14 +50,15 @@ void check_conv(const ConvCase& c, const std::string& op = "Conv", Precision pre
   int64_t fan_in = 1;
   for (size_t i = 1; i < c.w.size(); ++i) fan_in *= c.w[i];
   const float r = 1.f / std::sqrt(static_cast<float>(fan_in));
-  std::vector<Tensor> in = {random_uniform(c.x, seed_of(what, 1), 0.f, 1.f), random_uniform(c.w, seed_of(what, 2), -r, r)};
+  std::vector<Tensor> in = {random_uniform(c.x, seed_of(what, 1), 0.f, 1.f),
+                            random_uniform(c.w, seed_of(what, 2), -r, r)};
   std::vector<std::string> names = {"x", "w"};
   if (c.bias) {
     in.push_back(random_uniform({c.w[0]}, seed_of(what, 3), -0.5f, 0.5f));
     names.push_back("b");
   }
-  check_matches_cpu(what, make_node(op, names, {"y"}, a, op == "FusedConv" ? "ie" : ""), in, {false, true, true},
-                    tol, 17, precision);
+  check_matches_cpu(what, make_node(op, names, {"y"}, a, op == "FusedConv" ? "ie" : ""), in, {false, true, true}, tol,
+                    17, precision);
 }
 
 TEST_CASE("cuda Conv: the ConvNet's layers at batch 1, 3 and 257") {
@@ -74,13 +75,13 @@ TEST_CASE("cuda Conv: strides, pads, dilations, groups, 1-D") {
   IE_REQUIRE_GPU();
   for (int64_t b : {1, 3}) {
     check_conv({{b, 3, 17, 19}, {5, 3, 3, 3}, true, {1, 1, 1, 1}, {2, 2}});
-    check_conv({{b, 3, 17, 19}, {5, 3, 3, 5}, false, {1, 2, 2, 0}, {1, 2}});   // asymmetric pads
+    check_conv({{b, 3, 17, 19}, {5, 3, 3, 5}, false, {1, 2, 2, 0}, {1, 2}});  // asymmetric pads
     check_conv({{b, 6, 23, 21}, {9, 2, 3, 3}, true, {2, 2, 2, 2}, {1, 1}, {2, 2}, 3});
     check_conv({{b, 4, 15, 15}, {4, 1, 5, 5}, true, {2, 2, 2, 2}, {}, {}, 4});  // depthwise
     check_conv({{b, 5, 12, 13}, {7, 5, 4, 4}, true, {}, {3, 2}, {}, 1, "SAME_UPPER"});
     check_conv({{b, 5, 12, 13}, {7, 5, 4, 2}, false, {}, {2, 3}, {}, 1, "SAME_LOWER"});
-    check_conv({{b, 3, 31}, {6, 3, 5}, true, {2, 1}, {2}});                     // 1-D
-    check_conv({{b, 8, 9, 11}, {12, 8, 1, 1}});                                 // pointwise
+    check_conv({{b, 3, 31}, {6, 3, 5}, true, {2, 1}, {2}});  // 1-D
+    check_conv({{b, 8, 9, 11}, {12, 8, 1, 1}});              // pointwise
     check_conv({{b, 6, 23, 21}, {9, 2, 3, 3}, true, {1, 0, 2, 1}, {2, 1}, {1, 2}, 3}, "FusedConv");
     check_conv({{b, 3, 17, 19}, {5, 3, 3, 3}, false, {1, 1, 1, 1}}, "FusedConv");  // Relu without bias
   }

@@ -64,10 +64,7 @@ Graph graph_of(const FusedCase& c, const std::vector<Tensor>& in, const std::str
   g.nodes = {n};
   g.constants = {{"w", in[1]}, {"b", in[2]}};
   g.inputs = {TensorDecl{"x", DType::Float32, c.x, std::vector<std::string>(4, "")}};
-  TensorDecl y;
-  y.name = "y";
-  y.has_shape = false;
-  g.outputs = {y};
+  g.outputs = {inferred_output("y")};
   return g;
 }
 

@@ -10,22 +10,6 @@
 namespace ie::test {
 namespace {
 
-// Against the CPU's fp32, x uniform in [-2, 2), scale in [0.5, 1.5), bias in [-1, 1): outputs are O(1).
-// fp32 and tf32 (no products here): float statistics against the CPU's double ones. fp16 and bf16 store x, the
-// weights and y in 16 bits: x's rounding (2^-11 / 2^-8 relative) moves a normalized value by up to ~1.5x that
-// times |x| / stddev, plus the output's own rounding.
-Tolerance tolerance_of(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-    case Precision::tf32:
-      return {1e-5, 1e-4};
-    case Precision::fp16:
-      return {5e-3, 5e-3};
-    default:
-      return {3e-2, 2e-2};
-  }
-}
-
 // x [rows, n] -> LayerNormalization over n (constant scale and bias) -> activation `act` ("" for none) -> y.
 Graph norm_graph(int64_t rows, int64_t n, const std::string& act, const std::string& what) {
   Graph g;
@@ -48,10 +32,7 @@ Graph norm_graph(int64_t rows, int64_t n, const std::string& act, const std::str
   g.constants = {{"scale", random_uniform({n}, seed_of(what, 2), 0.5f, 1.5f)},
                  {"bias", random_uniform({n}, seed_of(what, 3), -1.f, 1.f)}};
   g.inputs = {TensorDecl{"x", DType::Float32, {rows, n}, {"", ""}}};
-  TensorDecl y;
-  y.name = "y";
-  y.has_shape = false;
-  g.outputs = {y};
+  g.outputs = {inferred_output("y")};
   return g;
 }
 
@@ -82,7 +63,7 @@ TEST_CASE("cuda LayerNorm (fused set) matches the CPU in every precision, with a
       const Tensor x = random_uniform({c.rows, c.n}, seed_of(what, 1), -2.f, 2.f);
       CHECK(served_by(g, {c.rows, c.n}, p) == kernel_set::kCuda);
       check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", x}}),
-                          run_graph_on(Path{kernel_set::kCpu}, g, {{"x", x}}), tolerance_of(p));
+                          run_graph_on(Path{kernel_set::kCpu}, g, {{"x", x}}), fused_tolerance(p));
     }
 }
 

@@ -41,10 +41,7 @@ Graph linear_graph(const LinearCase& c, const std::string& what) {
   if (c.act[0]) g.nodes.push_back(make_node(c.act, {"h"}, {"y"}));
   for (size_t i = 0; i < g.nodes.size(); ++i) g.nodes[i].name = "n" + std::to_string(i);
   g.inputs = {TensorDecl{"x", DType::Float32, {c.rows, c.k}, {"", ""}}};
-  TensorDecl y;
-  y.name = "y";
-  y.has_shape = false;
-  g.outputs = {y};
+  g.outputs = {inferred_output("y")};
   return g;
 }
 

@@ -40,11 +40,11 @@ TEST_CASE("cuda MaxPool: the ConvNet's pools and odd windows") {
     check_pool("MaxPool", {{b, 16, 34, 34}, {4, 4}, {}, {4, 4}});  // floor drops the last 2 rows/cols
   }
   for (int64_t b : {1, 3}) {
-    check_pool("MaxPool", {{b, 3, 7, 9}, {3, 3}, {}, {2, 2}, 1});               // ceil_mode
-    check_pool("MaxPool", {{b, 3, 7, 9}, {3, 2}, {1, 0, 2, 1}, {2, 1}});        // asymmetric pads
-    check_pool("MaxPool", {{b, 5, 11, 10}, {3, 3}, {1, 1, 1, 1}, {2, 2}, 1});   // pads + ceil_mode
-    check_pool("MaxPool", {{b, 2, 13, 13}, {5, 5}, {2, 2, 2, 2}, {1, 1}});      // symmetric pads
-    check_pool("MaxPool", {{b, 4, 17}, {3}, {1, 1}, {2}});                      // 1-D
+    check_pool("MaxPool", {{b, 3, 7, 9}, {3, 3}, {}, {2, 2}, 1});              // ceil_mode
+    check_pool("MaxPool", {{b, 3, 7, 9}, {3, 2}, {1, 0, 2, 1}, {2, 1}});       // asymmetric pads
+    check_pool("MaxPool", {{b, 5, 11, 10}, {3, 3}, {1, 1, 1, 1}, {2, 2}, 1});  // pads + ceil_mode
+    check_pool("MaxPool", {{b, 2, 13, 13}, {5, 5}, {2, 2, 2, 2}, {1, 1}});     // symmetric pads
+    check_pool("MaxPool", {{b, 4, 17}, {3}, {1, 1}, {2}});                     // 1-D
   }
 }
 
@@ -53,11 +53,11 @@ TEST_CASE("cuda AveragePool: pads, ceil_mode, count_include_pad") {
   for (int64_t b : {1, 3, 257}) check_pool("AveragePool", {{b, 4, 20, 20}, {2, 2}, {}, {2, 2}});
   for (int64_t b : {1, 3}) {
     for (int64_t include : {0, 1}) {
-      check_pool("AveragePool", {{b, 3, 9, 11}, {3, 3}, {1, 1, 1, 1}, {2, 2}, 0, include});  // symmetric
-      check_pool("AveragePool", {{b, 3, 7, 9}, {3, 3}, {}, {2, 2}, 1, include});            // ceil_mode
-      check_pool("AveragePool", {{b, 3, 7, 9}, {3, 2}, {1, 0, 2, 1}, {2, 1}, 0, include});  // asymmetric
+      check_pool("AveragePool", {{b, 3, 9, 11}, {3, 3}, {1, 1, 1, 1}, {2, 2}, 0, include});   // symmetric
+      check_pool("AveragePool", {{b, 3, 7, 9}, {3, 3}, {}, {2, 2}, 1, include});              // ceil_mode
+      check_pool("AveragePool", {{b, 3, 7, 9}, {3, 2}, {1, 0, 2, 1}, {2, 1}, 0, include});    // asymmetric
       check_pool("AveragePool", {{b, 5, 11, 10}, {3, 3}, {1, 1, 1, 1}, {2, 2}, 1, include});  // pads + ceil
-      check_pool("AveragePool", {{b, 4, 17}, {4}, {2, 1}, {3}, 1, include});                 // 1-D
+      check_pool("AveragePool", {{b, 4, 17}, {4}, {2, 1}, {3}, 1, include});                  // 1-D
     }
   }
 }

@@ -20,10 +20,7 @@ Graph conv_relu_graph(const Tensor& w, const Tensor& b) {
   g.inputs = {x};
   g.nodes = {make_node("Conv", {"x", "w", "b"}, {"c"}), make_node("Relu", {"c"}, {"y"})};
   g.nodes[1].name = "relu_test";
-  TensorDecl y;
-  y.name = "y";
-  y.has_shape = false;
-  g.outputs = {y};
+  g.outputs = {inferred_output("y")};
   return g;
 }
 

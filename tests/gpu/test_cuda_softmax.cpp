@@ -23,9 +23,9 @@ TEST_CASE("cuda Softmax and LogSoftmax along any axis") {
   IE_REQUIRE_GPU();
   for (const std::string op : {"Softmax", "LogSoftmax"}) {
     for (int64_t b : {1, 3, 257}) {
-      check_soft(op, {b, 10}, -1, 13);          // ConvNet head
-      check_soft(op, {b, 4, 10, 10}, -1, 13);   // attention
-      check_soft(op, {b, 4, 10, 10}, 2, 13);    // a middle axis
+      check_soft(op, {b, 10}, -1, 13);         // ConvNet head
+      check_soft(op, {b, 4, 10, 10}, -1, 13);  // attention
+      check_soft(op, {b, 4, 10, 10}, 2, 13);   // a middle axis
     }
     check_soft(op, {3, 5, 7}, 0, 13);
     check_soft(op, {3, 5, 7}, 1, 13);

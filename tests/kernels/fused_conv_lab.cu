@@ -590,8 +590,7 @@ bool emulate_stacked_case(const Case& cs, Variant v, int nw, int target_pixels, 
             }
           } else {  // the kernel's shuffles, lane by lane in lockstep
             float v[32], w[32], v2[32], w2[32];
-            for (int l = 0; l < 32; ++l)
-              v[l] = fc::nan_max(pm[l][0], pm[l][1]), w[l] = fc::nan_max(pm[l][2], pm[l][3]);
+            for (int l = 0; l < 32; ++l) v[l] = fc::nan_max(pm[l][0], pm[l][1]), w[l] = fc::nan_max(pm[l][2], pm[l][3]);
             auto xor_step = [&](int mask) {
               for (int l = 0; l < 32; ++l)
                 v2[l] = fc::nan_max(v[l], v[l ^ mask]), w2[l] = fc::nan_max(w[l], w[l ^ mask]);
@@ -617,10 +616,12 @@ bool emulate_stacked_case(const Case& cs, Variant v, int nw, int target_pixels, 
   const double tol = 1e-6;
   ok = ok && e.non_finite == 0 && e.rel_l2 <= tol && e.max_rel <= tol;
   const char* vname = v == Variant::kTf32 ? "tf32" : v == Variant::kMmaBf16 ? "bf16" : "f16";
-  printf("%s  emulate stacked %-4s nw=%d px%-5d %-36s kp=%d dy=%d ks=%d %s%s rpu=%d g=%d pb=%d pcb=%d units=%d "
-         "tiles=%d rel_l2 %.2e unwritten %zu\n",
-         ok ? "PASS" : "FAIL", vname, nw, target_pixels, cs.name, p.kp, p.dy, p.ksteps, p.reg_pool ? "regpool" : "smempool", p.flat ? " flat" : "",
-         p.rpu, p.g, p.pb, p.pcb, p.units, p.tiles, e.rel_l2, e.non_finite);
+  printf(
+      "%s  emulate stacked %-4s nw=%d px%-5d %-36s kp=%d dy=%d ks=%d %s%s rpu=%d g=%d pb=%d pcb=%d units=%d "
+      "tiles=%d rel_l2 %.2e unwritten %zu\n",
+      ok ? "PASS" : "FAIL", vname, nw, target_pixels, cs.name, p.kp, p.dy, p.ksteps,
+      p.reg_pool ? "regpool" : "smempool", p.flat ? " flat" : "", p.rpu, p.g, p.pb, p.pcb, p.units, p.tiles, e.rel_l2,
+      e.non_finite);
   return ok;
 }
 
@@ -824,10 +825,14 @@ std::shared_ptr<DeviceBuf> packed_weights(const ConvPoolShape& s, const Run& r, 
 float round_operand(float x, Variant v) {
   const float pair[2] = {x, 0.f};
   switch (v) {
-    case Variant::kTf32: return fc::WordTf32::unpack(fc::WordTf32::pack(pair), 0);
-    case Variant::kMmaBf16: return fc::WordBf16::unpack(fc::WordBf16::pack(pair), 0);
-    case Variant::kMmaF16: return fc::WordF16::unpack(fc::WordF16::pack(pair), 0);
-    default: return x;
+    case Variant::kTf32:
+      return fc::WordTf32::unpack(fc::WordTf32::pack(pair), 0);
+    case Variant::kMmaBf16:
+      return fc::WordBf16::unpack(fc::WordBf16::pack(pair), 0);
+    case Variant::kMmaF16:
+      return fc::WordF16::unpack(fc::WordF16::pack(pair), 0);
+    default:
+      return x;
   }
 }
 
@@ -837,10 +842,12 @@ constexpr int kConditionedK = 16;
 
 int validate(const std::vector<Run>& runs, cudaStream_t stream) {
   printf("== validation against the float64 CPU reference ==\n");
-  printf("   two checks per run: (a) against a reference on the operands rounded as the kernel rounds them\n"
-         "   (tolerance 1e-5 plus the output's rounding: the kernel computes exactly its precision's product);\n"
-         "   (b) against the reference on the unrounded weights (the precision mode's tolerance), for cases\n"
-         "   with at least %d products per output\n", kConditionedK);
+  printf(
+      "   two checks per run: (a) against a reference on the operands rounded as the kernel rounds them\n"
+      "   (tolerance 1e-5 plus the output's rounding: the kernel computes exactly its precision's product);\n"
+      "   (b) against the reference on the unrounded weights (the precision mode's tolerance), for cases\n"
+      "   with at least %d products per output\n",
+      kConditionedK);
   int failures = 0;
   uint64_t seed = 1;
   for (const Case& cs : validation_cases()) {
@@ -897,16 +904,17 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream) {
       const bool exact_ok = eq.non_finite == 0 && eq.rel_l2 <= std::max(1e-5, out_tol);
       const Errors e = compare(out, refs[r.tin]);
       const Tol t = tolerance(r);
-      const bool mode_ok = !conditioned || (e.non_finite == 0 && e.rel_l2 <= t.rel_l2 &&
-                                            (t.max_rel < 0 || e.max_rel <= t.max_rel));
+      const bool mode_ok =
+          !conditioned || (e.non_finite == 0 && e.rel_l2 <= t.rel_l2 && (t.max_rel < 0 || e.max_rel <= t.max_rel));
       const bool ok = exact_ok && mode_ok;
       failures += !ok;
       char max_tol[16] = "-";
       if (t.max_rel >= 0) snprintf(max_tol, sizeof max_tol, "%.0e", t.max_rel);
-      printf("%s  %-8s %-16s %4s->%-4s %-34s n=%-5d rounded-operand rel_l2 %.2e | rel_l2 %.2e max_rel %.2e "
-             "unwritten %zu (tol %.0e / %s%s)\n",
-             ok ? "PASS" : "FAIL", r.variant, r.config, dt_name(r.tin), dt_name(r.tout), cs.name, s.n, eq.rel_l2,
-             e.rel_l2, e.max_rel, e.non_finite, t.rel_l2, max_tol, conditioned ? "" : "; K < 16: (a) only");
+      printf(
+          "%s  %-8s %-16s %4s->%-4s %-34s n=%-5d rounded-operand rel_l2 %.2e | rel_l2 %.2e max_rel %.2e "
+          "unwritten %zu (tol %.0e / %s%s)\n",
+          ok ? "PASS" : "FAIL", r.variant, r.config, dt_name(r.tin), dt_name(r.tout), cs.name, s.n, eq.rel_l2, e.rel_l2,
+          e.max_rel, e.non_finite, t.rel_l2, max_tol, conditioned ? "" : "; K < 16: (a) only");
     }
   }
   printf("validation: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
@@ -1035,7 +1043,8 @@ int main(int argc, char** argv) {
       peaks.gbps = atof(next());
     else {
       fprintf(stderr,
-              "usage: %s [--check-only] [--emulate] [--no-validate] [--filter S] [--batch N] [--csv PATH] [--peak-tflops X] "
+              "usage: %s [--check-only] [--emulate] [--no-validate] [--filter S] [--batch N] [--csv PATH] "
+              "[--peak-tflops X] "
               "[--peak-tflops-tf32 X] [--peak-tflops-fp32 X] [--peak-gbps X]\n",
               argv[0]);
       return 2;

@@ -1,14 +1,20 @@
-// What the kernel labs share: a CUDA_CHECK that exits with status 3, an owning device buffer, the timing rule
+// What the kernel labs share: a CUDA_CHECK that exits with status 3, an owning device buffer, host values in the
+// three element types, the timing rule
 // (median of 50 launches after 5 warm-ups, CUDA events around each launch) and the float64 activations the
-// references apply. CUDA alone, like the labs.
+// references apply, and the labs' command line (run_lab). CUDA alone, like the labs.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "layers/common/activation_device.cuh"
@@ -52,6 +58,62 @@ float median_ms(L&& launch, cudaStream_t stream) {
   return ms[kReps / 2];
 }
 
+/// The element types the fused kernels store, and host values in them.
+enum class DT { F32, F16, BF16 };
+inline const char* dt_name(DT t) { return t == DT::F32 ? "f32" : t == DT::F16 ? "f16" : "bf16"; }
+inline int dt_size(DT t) { return t == DT::F32 ? 4 : 2; }
+
+/// Host values rounded to the element type (what the kernel reads, so references see the same inputs).
+inline std::vector<float> round_to(DT t, std::vector<float> v) {
+  for (float& x : v) {
+    if (t == DT::F16) x = __half2float(__float2half_rn(x));
+    if (t == DT::BF16) x = __bfloat162float(__float2bfloat16_rn(x));
+  }
+  return v;
+}
+
+/// The bytes of `v` in the element type, and back.
+inline std::vector<unsigned char> bytes_of(DT t, const std::vector<float>& v) {
+  std::vector<unsigned char> b(v.size() * dt_size(t));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (t == DT::F32) {
+      memcpy(&b[i * 4], &v[i], 4);
+    } else if (t == DT::F16) {
+      __half h = __float2half_rn(v[i]);
+      memcpy(&b[i * 2], &h, 2);
+    } else {
+      __nv_bfloat16 h = __float2bfloat16_rn(v[i]);
+      memcpy(&b[i * 2], &h, 2);
+    }
+  }
+  return b;
+}
+inline std::vector<float> floats_of(DT t, const std::vector<unsigned char>& b) {
+  std::vector<float> v(b.size() / dt_size(t));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (t == DT::F32) {
+      memcpy(&v[i], &b[i * 4], 4);
+    } else if (t == DT::F16) {
+      __half h;
+      memcpy(&h, &b[i * 2], 2);
+      v[i] = __half2float(h);
+    } else {
+      __nv_bfloat16 h;
+      memcpy(&h, &b[i * 2], 2);
+      v[i] = __bfloat162float(h);
+    }
+  }
+  return v;
+}
+
+/// Calls f with a value of the device element type of `t` (float, __half or __nv_bfloat16).
+template <class F>
+auto by_type(DT t, F&& f) {
+  if (t == DT::F32) return f(float{});
+  if (t == DT::F16) return f(__half{});
+  return f(__nv_bfloat16{});
+}
+
 /// The fused epilogues' activations in float64 (the exact erf GELU), for the labs' references.
 inline double activation_ref(ie::dev::Act a, double v) {
   using ie::dev::Act;
@@ -69,6 +131,47 @@ inline double activation_ref(ie::dev::Act a, double v) {
     default:
       return v;
   }
+}
+
+/// The labs' command line and flow: [--check-only] [--no-validate] [--filter S] [--csv PATH]; a message and status
+/// 0 without a GPU; `validate` (returns the number of failed checks), then `time` (timings whose name contains
+/// the filter, also as CSV when a path is given). Returns main's exit status: 1 when a check failed.
+inline int run_lab(int argc, char** argv, const std::function<int()>& validate,
+                   const std::function<void(const std::string& filter, FILE* csv)>& time) {
+  bool check_only = false, no_validate = false;
+  std::string filter, csv_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--check-only") {
+      check_only = true;
+    } else if (a == "--no-validate") {
+      no_validate = true;
+    } else if ((a == "--filter" || a == "--csv") && i + 1 < argc) {
+      (a == "--filter" ? filter : csv_path) = argv[++i];
+    } else {
+      fprintf(stderr, "usage: %s [--check-only] [--no-validate] [--filter S] [--csv PATH]\n", argv[0]);
+      return 2;
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    printf("no CUDA device: nothing to validate or time\n");
+    return 0;
+  }
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+  int failures = 0;
+  if (!no_validate) {
+    failures = validate();
+    printf("validation: %s (%d failed)\n", failures ? "FAILED" : "ALL PASSED", failures);
+  }
+  if (!check_only) {
+    FILE* csv = csv_path.empty() ? nullptr : fopen(csv_path.c_str(), "w");
+    time(filter, csv);
+    if (csv) fclose(csv);
+  }
+  return failures ? 1 : 0;
 }
 
 }  // namespace lab

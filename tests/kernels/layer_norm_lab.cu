@@ -47,9 +47,14 @@ namespace {
 using ie::ln::Act;
 using ie::ln::Choice;
 
-enum class DT { F32, F16, BF16 };
-const char* dt_name(DT t) { return t == DT::F32 ? "f32" : t == DT::F16 ? "f16" : "bf16"; }
-int dt_size(DT t) { return t == DT::F32 ? 4 : 2; }
+using lab::by_type;
+using lab::bytes_of;
+using lab::DT;
+using lab::dt_name;
+using lab::dt_size;
+using lab::floats_of;
+using lab::round_to;
+
 const char* act_name(Act a) {
   switch (a) {
     case Act::Relu:
@@ -68,49 +73,6 @@ const char* act_name(Act a) {
 }
 
 using lab::DeviceBuf;
-
-// Host values rounded to the element type, and their bytes.
-std::vector<float> round_to(DT t, std::vector<float> v) {
-  for (float& x : v) {
-    if (t == DT::F16) x = __half2float(__float2half_rn(x));
-    if (t == DT::BF16) x = __bfloat162float(__float2bfloat16_rn(x));
-  }
-  return v;
-}
-
-std::vector<unsigned char> bytes_of(DT t, const std::vector<float>& v) {
-  std::vector<unsigned char> b(v.size() * dt_size(t));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (t == DT::F32) {
-      memcpy(&b[i * 4], &v[i], 4);
-    } else if (t == DT::F16) {
-      __half h = __float2half_rn(v[i]);
-      memcpy(&b[i * 2], &h, 2);
-    } else {
-      __nv_bfloat16 h = __float2bfloat16_rn(v[i]);
-      memcpy(&b[i * 2], &h, 2);
-    }
-  }
-  return b;
-}
-
-std::vector<float> floats_of(DT t, const std::vector<unsigned char>& b) {
-  std::vector<float> v(b.size() / dt_size(t));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (t == DT::F32) {
-      memcpy(&v[i], &b[i * 4], 4);
-    } else if (t == DT::F16) {
-      __half h;
-      memcpy(&h, &b[i * 2], 2);
-      v[i] = __half2float(h);
-    } else {
-      __nv_bfloat16 h;
-      memcpy(&h, &b[i * 2], 2);
-      v[i] = __bfloat162float(h);
-    }
-  }
-  return v;
-}
 
 // Float64 reference of one row.
 void reference_row(const float* x, const float* s, const float* b, int n, double eps, Act a, double* y,
@@ -136,13 +98,6 @@ std::string describe(const Choice& c) {
   else
     snprintf(buf, sizeof buf, "generic");
   return buf;
-}
-
-template <class F>
-auto by_type(DT t, F&& f) {
-  if (t == DT::F32) return f(float{});
-  if (t == DT::F16) return f(__half{});
-  return f(__nv_bfloat16{});
 }
 
 // Tolerance per element type, against the float64 reference: outputs are O(1) (x has an offset of 3 and
@@ -296,7 +251,7 @@ std::vector<Choice> choices_for(int n, int es) {
   return out;
 }
 
-int time_targets(const std::string& filter, FILE* csv) {
+void time_targets(const std::string& filter, FILE* csv) {
   const std::vector<Target> targets = {
       {16384, 4096, DT::F32, Act::Gelu},  {262144, 64, DT::F32, Act::Gelu},  {1048576, 320, DT::F32, Act::Gelu},
       {16384, 4096, DT::F32, Act::None},  {262144, 64, DT::F32, Act::None},  {1048576, 320, DT::F32, Act::None},
@@ -365,53 +320,8 @@ int time_targets(const std::string& filter, FILE* csv) {
     }
   }
   CUDA_CHECK(cudaStreamDestroy(stream));
-  return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  bool check_only = false, no_validate = false;
-  std::string filter, csv_path;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "%s needs a value\n", a.c_str());
-        exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--check-only")
-      check_only = true;
-    else if (a == "--no-validate")
-      no_validate = true;
-    else if (a == "--filter")
-      filter = next();
-    else if (a == "--csv")
-      csv_path = next();
-    else {
-      fprintf(stderr, "usage: %s [--check-only] [--no-validate] [--filter S] [--csv PATH]\n", argv[0]);
-      return 2;
-    }
-  }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    printf("no CUDA device: nothing to validate or time\n");
-    return 0;
-  }
-  cudaDeviceProp prop;
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-  int failures = 0;
-  if (!no_validate) {
-    failures = validate();
-    printf("validation: %s (%d failed)\n", failures ? "FAILED" : "ALL PASSED", failures);
-  }
-  if (!check_only) {
-    FILE* csv = csv_path.empty() ? nullptr : fopen(csv_path.c_str(), "w");
-    time_targets(filter, csv);
-    if (csv) fclose(csv);
-  }
-  return failures ? 1 : 0;
-}
+int main(int argc, char** argv) { return lab::run_lab(argc, argv, validate, time_targets); }

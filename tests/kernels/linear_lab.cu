@@ -6,7 +6,7 @@
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
 //        tests/kernels/linear_lab.cu -o linear_lab
-// Run:  ./linear_lab [--check-only] [--no-validate] [--csv PATH]
+// Run:  ./linear_lab [--check-only] [--no-validate] [--filter S] [--csv PATH]
 // Exit status: non-zero when a check fails or a CUDA call errs; 0 with a message when there is no GPU.
 //
 // Measured (H200; keep this current; tools/results/h200/ssa_fused/linear_lab.log), bf16, ms:
@@ -150,7 +150,7 @@ int validate() {
 }
 
 template <class T>
-void time_shapes(FILE* csv) {
+void time_shapes(const std::string& filter, FILE* csv) {
   struct Prod {
     const char* name;
     int per_sample;  // rows per sample
@@ -165,6 +165,8 @@ void time_shapes(FILE* csv) {
   CUDA_CHECK(cudaStreamCreate(&stream));
   for (int batch : {512, 65536})
     for (const Prod& pr : prods) {
+      const std::string name = std::string(type_name<T>()) + " batch " + std::to_string(batch) + " " + pr.name;
+      if (!filter.empty() && name.find(filter) == std::string::npos) continue;
       const int64_t rows = static_cast<int64_t>(batch) * pr.per_sample;
       constexpr int kBuffers = 3;
       std::vector<std::unique_ptr<DeviceBuf>> as;
@@ -204,38 +206,12 @@ void time_shapes(FILE* csv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool check_only = false, no_validate = false;
-  std::string csv_path;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--check-only")
-      check_only = true;
-    else if (a == "--no-validate")
-      no_validate = true;
-    else if (a == "--csv" && i + 1 < argc)
-      csv_path = argv[++i];
-    else {
-      fprintf(stderr, "usage: %s [--check-only] [--no-validate] [--csv PATH]\n", argv[0]);
-      return 2;
-    }
-  }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    printf("no CUDA device: nothing to validate or time\n");
-    return 0;
-  }
-  int failures = 0;
-  if (!no_validate) {
-    failures += validate<__half>() + validate<__nv_bfloat16>();
-    printf("validation: %s (%d failed)\n", failures ? "FAILED" : "ALL PASSED", failures);
-  }
-  if (!check_only) {
-    FILE* csv = csv_path.empty() ? nullptr : fopen(csv_path.c_str(), "w");
-    if (csv) fprintf(csv, "type,batch,product,rows,ms,tflops,gbps\n");
-    printf("== timing: median of 50 launches after 5 warm-ups, inputs rotated over 3 buffers ==\n");
-    time_shapes<__nv_bfloat16>(csv);
-    time_shapes<__half>(csv);
-    if (csv) fclose(csv);
-  }
-  return failures ? 1 : 0;
+  return lab::run_lab(
+      argc, argv, [] { return validate<__half>() + validate<__nv_bfloat16>(); },
+      [](const std::string& filter, FILE* csv) {
+        if (csv) fprintf(csv, "type,batch,product,rows,ms,tflops,gbps\n");
+        printf("== timing: median of 50 launches after 5 warm-ups, inputs rotated over 3 buffers ==\n");
+        time_shapes<__nv_bfloat16>(filter, csv);
+        time_shapes<__half>(filter, csv);
+      });
 }

@@ -1,0 +1,157 @@
+// ie.Attention (see attention_setup.h): shape inference and the CPU kernel. The CPU kernel is also the reference
+// the CUDA kernel is checked against: RoPE, the scores, the softmax and the product with v in the compute type
+// (float for float16/bfloat16 storage), one (batch, head) pair at a time.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/core/parallel.h"
+#include "engine/registry/op_def.h"
+#include "layers/attention/attention_setup.h"
+#include "layers/common/compute_type.h"
+
+namespace ie {
+
+AttentionSetup resolve_attention(const Node& node, const std::vector<Shape>& in) {
+  const std::string label = node.label();
+  if (in.size() < 3) fail_input(label, ": expected inputs q, k and v");
+  AttentionSetup s;
+  const Shape& q = in[0];
+  if (q.size() != 3) fail_input(label, ": q must be [batch, sequence, embedding], got ", shape_to_string(q));
+  for (size_t i = 1; i < 3; ++i)
+    if (in[i] != q)
+      fail_input(label, ": input ", i, " ", shape_to_string(in[i]), " must have q's shape ", shape_to_string(q));
+  s.batch = q[0];
+  s.seq = q[1];
+  s.embed = q[2];
+  s.heads = node.attrs.get_int("heads", 0);
+  if (s.heads <= 0 || s.embed % s.heads != 0)
+    fail_input(label, ": heads = ", s.heads, " must be positive and divide the embedding width ", s.embed);
+  s.dim = s.embed / s.heads;
+  s.scale = node.attrs.get_float("scale", 1.f);
+  const std::string rope = node.attrs.get_string("rope", "none");
+  if (rope == "none")
+    s.rope = RopeMode::None;
+  else if (rope == "interleaved")
+    s.rope = RopeMode::Interleaved;
+  else
+    fail_input(label, ": rope must be \"none\" or \"interleaved\", got \"", rope, "\"");
+  if (s.rope != RopeMode::None) {
+    if (s.dim % 2 != 0) fail_input(label, ": RoPE needs an even head dim, got ", s.dim);
+    const Shape table = {s.seq, s.dim / 2};
+    if (in.size() < 5) fail_input(label, ": RoPE needs inputs cos and sin of shape ", shape_to_string(table));
+    for (size_t i = 3; i < 5; ++i)
+      if (in[i] != table)
+        fail_input(label, ": input ", i, " ", shape_to_string(in[i]), " must be the table ", shape_to_string(table));
+  }
+  return s;
+}
+
+namespace {
+
+std::vector<Shape> shapes_of(const std::vector<TensorInfo>& infos) {
+  std::vector<Shape> out;
+  for (auto& i : infos) out.push_back(i.shape);
+  return out;
+}
+
+void infer_attention(InferContext& ctx) {
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) break;
+    shapes.push_back(ctx.input(i).shape);
+  }
+  const TensorInfo& q = ctx.input(0);
+  ctx.expect(is_float(q.dtype), "q must be a float tensor, got ", dtype_name(q.dtype));
+  ctx.expect(ctx.input(1).dtype == q.dtype && ctx.input(2).dtype == q.dtype, "q, k and v must share one type");
+  const AttentionSetup s = resolve_attention(ctx.node(), shapes);
+  if (s.rope != RopeMode::None)
+    for (size_t i = 3; i < 5; ++i) ctx.expect(is_float(ctx.input(i).dtype), "the RoPE tables must be float tensors");
+  ctx.set_output(0, q.dtype, q.shape);
+}
+
+// Scores: 2 D flops per pair, the softmax about 4 per pair, the product with v 2 D per pair; RoPE 6 per element.
+OpCost attention_cost(const Node& node, const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs) {
+  const AttentionSetup s = resolve_attention(node, shapes_of(inputs));
+  const double pairs = static_cast<double>(s.batch) * s.heads * s.seq * s.seq;
+  const double rope = s.rope == RopeMode::None ? 0.0 : 6.0 * 2 * s.batch * s.seq * s.embed;
+  return {pairs * (4.0 * s.dim + 4) + rope, io_bytes(inputs, outputs)};
+}
+
+// Rotates the pairs (2i, 2i+1) of one head's row at position `pos`.
+template <class C>
+void rotate(C* row, int64_t dim, const C* cos, const C* sin, int64_t pos) {
+  for (int64_t i = 0; i < dim / 2; ++i) {
+    const C c = cos[pos * (dim / 2) + i], sn = sin[pos * (dim / 2) + i];
+    const C x0 = row[2 * i], x1 = row[2 * i + 1];
+    row[2 * i] = x0 * c - x1 * sn;
+    row[2 * i + 1] = x0 * sn + x1 * c;
+  }
+}
+
+std::unique_ptr<Kernel> make_attention_cpu(const KernelInit& init) {
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < init.inputs.size() && init.has_input(i); ++i) shapes.push_back(init.inputs[i].shape);
+  const AttentionSetup s = resolve_attention(init.node, shapes);
+  const DType t = init.inputs[0].dtype;
+  return dispatch_float(t, "ie.Attention", [&](auto tag) -> std::unique_ptr<Kernel> {
+    using T = typename decltype(tag)::type;
+    using C = ComputeOf<T>;
+    WeightInput<C> cos_in(init, 3), sin_in(init, 4);
+    return make_kernel([s, cos_in, sin_in](KernelContext& ctx) {
+      std::vector<C> cs, ss;
+      const C* cos = s.rope == RopeMode::None ? nullptr : cos_in.get(ctx, cs);
+      const C* sin = s.rope == RopeMode::None ? nullptr : sin_in.get(ctx, ss);
+      const T* q = ctx.inputs[0].as<const T>();
+      const T* k = ctx.inputs[1].as<const T>();
+      const T* v = ctx.inputs[2].as<const T>();
+      T* y = ctx.outputs[0].as<T>();
+      const int64_t S = s.seq, D = s.dim, E = s.embed;
+      parallel_for(s.batch * s.heads, 1, [&](int64_t begin, int64_t end) {
+        std::vector<C> qh(S * D), kh(S * D), vh(S * D), p(S), acc(D);
+        for (int64_t u = begin; u < end; ++u) {
+          const int64_t b = u / s.heads, h = u % s.heads;
+          for (int64_t r = 0; r < S; ++r) {
+            const int64_t at = (b * S + r) * E + h * D;
+            for (int64_t d = 0; d < D; ++d) {
+              qh[r * D + d] = static_cast<C>(q[at + d]);
+              kh[r * D + d] = static_cast<C>(k[at + d]);
+              vh[r * D + d] = static_cast<C>(v[at + d]);
+            }
+            if (cos) {
+              rotate(&qh[r * D], D, cos, sin, r);
+              rotate(&kh[r * D], D, cos, sin, r);
+            }
+          }
+          for (int64_t i = 0; i < S; ++i) {
+            C top = -std::numeric_limits<C>::infinity();
+            for (int64_t j = 0; j < S; ++j) {
+              C dot = 0;
+              for (int64_t d = 0; d < D; ++d) dot += qh[i * D + d] * kh[j * D + d];
+              p[j] = dot * static_cast<C>(s.scale);
+              top = std::max(top, p[j]);
+            }
+            C sum = 0;
+            for (int64_t j = 0; j < S; ++j) sum += p[j] = std::exp(p[j] - top);
+            std::fill(acc.begin(), acc.end(), C(0));
+            for (int64_t j = 0; j < S; ++j)
+              for (int64_t d = 0; d < D; ++d) acc[d] += p[j] * vh[j * D + d];
+            T* out = y + (b * S + i) * E + h * D;
+            for (int64_t d = 0; d < D; ++d) out[d] = static_cast<T>(acc[d] / sum);
+          }
+        }
+      });
+    });
+  });
+}
+
+}  // namespace
+
+IE_REGISTER_OPS(attention) {
+  // The RoPE tables stay float32 in the fp16 and bf16 modes: rounding cos and sin would move every rotated value.
+  OpRegistry::get().add(
+      OpDef("ie", "Attention", infer_attention).with_cost(attention_cost).with_fixed_type_inputs({3, 4}));
+  OpRegistry::get().add_kernel("ie", "Attention", kernel_set::kCpu, make_attention_cpu);
+}
+
+}  // namespace ie

@@ -1,0 +1,25 @@
+// ie.Attention's geometry and attributes, shared by the CPU and CUDA kernels. The op is the planner's fusion of
+// multi-head self-attention (layers/attention/attention_fusion.cpp):
+//   inputs  q, k, v [B, S, E] (E = heads * D, head h in channels h*D .. h*D+D-1), optional cos, sin [S, D/2]
+//   output  y [B, S, E]: per head softmax(scale * rope(q) rope(k)^T) v, heads merged back in the same layout
+//   attrs   heads, scale, rope ("none" or "interleaved": pairs (2i, 2i+1) of a head rotated by the tables' row s
+//           at position s, (x0, x1) -> (x0 cos - x1 sin, x0 sin + x1 cos))
+#pragma once
+
+#include "engine/registry/op_def.h"
+
+namespace ie {
+
+enum class RopeMode { None, Interleaved };
+
+struct AttentionSetup {
+  int64_t batch = 0, seq = 0, heads = 0, dim = 0, embed = 0;  // dim: per head; embed = heads * dim
+  float scale = 1.f;
+  RopeMode rope = RopeMode::None;
+};
+
+/// Reads the attributes for inputs of shapes q, k, v (and the tables' shapes when rope is on); fails naming the
+/// node when the shapes do not fit together.
+AttentionSetup resolve_attention(const Node& node, const std::vector<Shape>& inputs);
+
+}  // namespace ie
