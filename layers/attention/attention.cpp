@@ -16,14 +16,25 @@ AttentionSetup resolve_attention(const Node& node, const std::vector<Shape>& in)
   const std::string label = node.label();
   if (in.size() < 3) fail_input(label, ": expected inputs q, k and v");
   AttentionSetup s;
+  s.projection = node.attrs.get_int("projection", 0) != 0;
   const Shape& q = in[0];
-  if (q.size() != 3) fail_input(label, ": q must be [batch, sequence, embedding], got ", shape_to_string(q));
-  for (size_t i = 1; i < 3; ++i)
-    if (in[i] != q)
-      fail_input(label, ": input ", i, " ", shape_to_string(in[i]), " must have q's shape ", shape_to_string(q));
+  if (q.size() != 3)
+    fail_input(label, ": ", s.projection ? "x" : "q", " must be [batch, sequence, width], got ", shape_to_string(q));
   s.batch = q[0];
   s.seq = q[1];
-  s.embed = q[2];
+  if (s.projection) {
+    s.k = q[2];
+    if (in[1].size() != 2 || in[1][0] != s.k || in[1][1] % 3 != 0)
+      fail_input(label, ": w ", shape_to_string(in[1]), " must be [", s.k, ", 3 * embedding]");
+    s.embed = in[1][1] / 3;
+    if (in[2] != Shape{3 * s.embed})
+      fail_input(label, ": bias ", shape_to_string(in[2]), " must be [", 3 * s.embed, "]");
+  } else {
+    for (size_t i = 1; i < 3; ++i)
+      if (in[i] != q)
+        fail_input(label, ": input ", i, " ", shape_to_string(in[i]), " must have q's shape ", shape_to_string(q));
+    s.embed = q[2];
+  }
   s.heads = node.attrs.get_int("heads", 0);
   if (s.heads <= 0 || s.embed % s.heads != 0)
     fail_input(label, ": heads = ", s.heads, " must be positive and divide the embedding width ", s.embed);
@@ -63,19 +74,22 @@ void infer_attention(InferContext& ctx) {
   }
   const TensorInfo& q = ctx.input(0);
   ctx.expect(is_float(q.dtype), "q must be a float tensor, got ", dtype_name(q.dtype));
-  ctx.expect(ctx.input(1).dtype == q.dtype && ctx.input(2).dtype == q.dtype, "q, k and v must share one type");
+  ctx.expect(ctx.input(1).dtype == q.dtype && ctx.input(2).dtype == q.dtype,
+             "q, k and v (x, w and bias) must share one type");
   const AttentionSetup s = resolve_attention(ctx.node(), shapes);
   if (s.rope != RopeMode::None)
     for (size_t i = 3; i < 5; ++i) ctx.expect(is_float(ctx.input(i).dtype), "the RoPE tables must be float tensors");
-  ctx.set_output(0, q.dtype, q.shape);
+  ctx.set_output(0, q.dtype, {s.batch, s.seq, s.embed});
 }
 
-// Scores: 2 D flops per pair, the softmax about 4 per pair, the product with v 2 D per pair; RoPE 6 per element.
+// Scores: 2 D flops per pair, the softmax about 4 per pair, the product with v 2 D per pair; RoPE 6 per element;
+// the projections 2 K per output of x w.
 OpCost attention_cost(const Node& node, const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs) {
   const AttentionSetup s = resolve_attention(node, shapes_of(inputs));
   const double pairs = static_cast<double>(s.batch) * s.heads * s.seq * s.seq;
   const double rope = s.rope == RopeMode::None ? 0.0 : 6.0 * 2 * s.batch * s.seq * s.embed;
-  return {pairs * (4.0 * s.dim + 4) + rope, io_bytes(inputs, outputs)};
+  const double projection = s.projection ? 2.0 * s.batch * s.seq * s.k * 3 * s.embed : 0.0;
+  return {pairs * (4.0 * s.dim + 4) + rope + projection, io_bytes(inputs, outputs)};
 }
 
 // Rotates the pairs (2i, 2i+1) of one head's row at position `pos`.
@@ -89,6 +103,49 @@ void rotate(C* row, int64_t dim, const C* cos, const C* sin, int64_t pos) {
   }
 }
 
+// One batch element's attention: q, k, v rows of `ld` elements of type Src (the inputs, or the float products of
+// the projection), heads rotated and attended one at a time, y's rows written in T.
+template <class T, class C, class Src>
+void attend_element(const AttentionSetup& s, const Src* q, const Src* k, const Src* v, int64_t ld, const C* cos,
+                    const C* sin, T* y, std::vector<C>& scratch) {
+  const int64_t S = s.seq, D = s.dim;
+  scratch.resize(3 * S * D + S + D);
+  C* qh = scratch.data();
+  C* kh = qh + S * D;
+  C* vh = kh + S * D;
+  C* p = vh + S * D;
+  C* acc = p + S;
+  for (int64_t h = 0; h < s.heads; ++h) {
+    for (int64_t r = 0; r < S; ++r) {
+      for (int64_t d = 0; d < D; ++d) {
+        qh[r * D + d] = static_cast<C>(q[r * ld + h * D + d]);
+        kh[r * D + d] = static_cast<C>(k[r * ld + h * D + d]);
+        vh[r * D + d] = static_cast<C>(v[r * ld + h * D + d]);
+      }
+      if (cos) {
+        rotate(&qh[r * D], D, cos, sin, r);
+        rotate(&kh[r * D], D, cos, sin, r);
+      }
+    }
+    for (int64_t i = 0; i < S; ++i) {
+      C top = -std::numeric_limits<C>::infinity();
+      for (int64_t j = 0; j < S; ++j) {
+        C dot = 0;
+        for (int64_t d = 0; d < D; ++d) dot += qh[i * D + d] * kh[j * D + d];
+        p[j] = dot * static_cast<C>(s.scale);
+        top = std::max(top, p[j]);
+      }
+      C sum = 0;
+      for (int64_t j = 0; j < S; ++j) sum += p[j] = std::exp(p[j] - top);
+      std::fill(acc, acc + D, C(0));
+      for (int64_t j = 0; j < S; ++j)
+        for (int64_t d = 0; d < D; ++d) acc[d] += p[j] * vh[j * D + d];
+      T* out = y + i * s.embed + h * D;
+      for (int64_t d = 0; d < D; ++d) out[d] = static_cast<T>(acc[d] / sum);
+    }
+  }
+}
+
 std::unique_ptr<Kernel> make_attention_cpu(const KernelInit& init) {
   std::vector<Shape> shapes;
   for (size_t i = 0; i < init.inputs.size() && init.has_input(i); ++i) shapes.push_back(init.inputs[i].shape);
@@ -97,48 +154,39 @@ std::unique_ptr<Kernel> make_attention_cpu(const KernelInit& init) {
   return dispatch_float(t, "ie.Attention", [&](auto tag) -> std::unique_ptr<Kernel> {
     using T = typename decltype(tag)::type;
     using C = ComputeOf<T>;
-    WeightInput<C> cos_in(init, 3), sin_in(init, 4);
-    return make_kernel([s, cos_in, sin_in](KernelContext& ctx) {
-      std::vector<C> cs, ss;
+    WeightInput<C> cos_in(init, 3), sin_in(init, 4), w_in(init, 1), bias_in(init, 2);
+    return make_kernel([s, cos_in, sin_in, w_in, bias_in](KernelContext& ctx) {
+      std::vector<C> cs, ss, ws, bs;
       const C* cos = s.rope == RopeMode::None ? nullptr : cos_in.get(ctx, cs);
       const C* sin = s.rope == RopeMode::None ? nullptr : sin_in.get(ctx, ss);
-      const T* q = ctx.inputs[0].as<const T>();
-      const T* k = ctx.inputs[1].as<const T>();
-      const T* v = ctx.inputs[2].as<const T>();
+      const C* w = s.projection ? w_in.get(ctx, ws) : nullptr;
+      const C* bias = s.projection ? bias_in.get(ctx, bs) : nullptr;
       T* y = ctx.outputs[0].as<T>();
-      const int64_t S = s.seq, D = s.dim, E = s.embed;
-      parallel_for(s.batch * s.heads, 1, [&](int64_t begin, int64_t end) {
-        std::vector<C> qh(S * D), kh(S * D), vh(S * D), p(S), acc(D);
-        for (int64_t u = begin; u < end; ++u) {
-          const int64_t b = u / s.heads, h = u % s.heads;
+      const int64_t S = s.seq, E = s.embed;
+      parallel_for(s.batch, 1, [&](int64_t begin, int64_t end) {
+        std::vector<C> scratch, qkv;
+        for (int64_t b = begin; b < end; ++b) {
+          if (!s.projection) {
+            const T* q = ctx.inputs[0].as<const T>() + b * S * E;
+            const T* k = ctx.inputs[1].as<const T>() + b * S * E;
+            const T* v = ctx.inputs[2].as<const T>() + b * S * E;
+            attend_element<T, C>(s, q, k, v, E, cos, sin, y + b * S * E, scratch);
+            continue;
+          }
+          // q | k | v = x w + bias for the element's S rows, in the compute type.
+          const T* x = ctx.inputs[0].as<const T>() + b * S * s.k;
+          const int64_t n = 3 * E;
+          qkv.assign(S * n, C(0));
           for (int64_t r = 0; r < S; ++r) {
-            const int64_t at = (b * S + r) * E + h * D;
-            for (int64_t d = 0; d < D; ++d) {
-              qh[r * D + d] = static_cast<C>(q[at + d]);
-              kh[r * D + d] = static_cast<C>(k[at + d]);
-              vh[r * D + d] = static_cast<C>(v[at + d]);
-            }
-            if (cos) {
-              rotate(&qh[r * D], D, cos, sin, r);
-              rotate(&kh[r * D], D, cos, sin, r);
+            C* row = &qkv[r * n];
+            for (int64_t c = 0; c < n; ++c) row[c] = bias[c];
+            for (int64_t kk = 0; kk < s.k; ++kk) {
+              const C xv = static_cast<C>(x[r * s.k + kk]);
+              const C* wr = w + kk * n;
+              for (int64_t c = 0; c < n; ++c) row[c] += xv * wr[c];
             }
           }
-          for (int64_t i = 0; i < S; ++i) {
-            C top = -std::numeric_limits<C>::infinity();
-            for (int64_t j = 0; j < S; ++j) {
-              C dot = 0;
-              for (int64_t d = 0; d < D; ++d) dot += qh[i * D + d] * kh[j * D + d];
-              p[j] = dot * static_cast<C>(s.scale);
-              top = std::max(top, p[j]);
-            }
-            C sum = 0;
-            for (int64_t j = 0; j < S; ++j) sum += p[j] = std::exp(p[j] - top);
-            std::fill(acc.begin(), acc.end(), C(0));
-            for (int64_t j = 0; j < S; ++j)
-              for (int64_t d = 0; d < D; ++d) acc[d] += p[j] * vh[j * D + d];
-            T* out = y + (b * S + i) * E + h * D;
-            for (int64_t d = 0; d < D; ++d) out[d] = static_cast<T>(acc[d] / sum);
-          }
+          attend_element<T, C>(s, qkv.data(), qkv.data() + E, qkv.data() + 2 * E, n, cos, sin, y + b * S * E, scratch);
         }
       });
     });

@@ -36,6 +36,11 @@ struct Params {
   int64_t batch = 0;
   int seq = 0, heads = 0, dim = 0;
   float scale = 1.f;
+  // The projected form (attention_projected.cuh): q | k | v = x w + bias computed in the kernel.
+  const void* x = nullptr;          // [batch, seq, k], T
+  const void* w = nullptr;          // [kp, 3 * heads * dim], T, rows past k zero
+  const float* bias = nullptr;      // [3 * heads * dim]
+  int width = 0, width_padded = 0;  // x's width K, and K rounded up to 16
 };
 
 // How a launch splits the work (see the top of the file).
@@ -167,6 +172,67 @@ __device__ __forceinline__ void store_pair(T* p, float a, float b) {
     *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
 }
 
+// One query row against S keys, by the team of `team` lanes this lane belongs to (lane t owns dims t*DC ..):
+// q at qs (already scaled by scale * log2(e)), key and value rows `stride` floats apart from ks and vs. Online
+// softmax: running max and sum, the output accumulated in acc and rescaled only when the max grows. Returns 1 / sum.
+template <int DC>
+__device__ __forceinline__ float attend_row(const float* qs, const float* ks, const float* vs, int stride, int S,
+                                            int team, float (&acc)[DC]) {
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned mask = team == 32 ? 0xffffffffu : ((1u << team) - 1u) << (lane & ~static_cast<unsigned>(team - 1));
+  float q[DC];
+#pragma unroll
+  for (int c = 0; c < DC; c += 4) {
+    const float4 x = *reinterpret_cast<const float4*>(qs + c);
+    q[c] = x.x, q[c + 1] = x.y, q[c + 2] = x.z, q[c + 3] = x.w;
+    acc[c] = acc[c + 1] = acc[c + 2] = acc[c + 3] = 0.f;
+  }
+  float m = -INFINITY, l = 0.f;
+  for (int j = 0; j < S; ++j) {
+    const float* kj = ks + j * stride;
+    float s0 = 0.f, s1 = 0.f, s2 = 0.f, s3 = 0.f;  // four chains: the dot product's latency, not 16 in a row
+#pragma unroll
+    for (int c = 0; c < DC; c += 4) {
+      const float4 x = *reinterpret_cast<const float4*>(kj + c);
+      s0 = fmaf(q[c], x.x, s0);
+      s1 = fmaf(q[c + 1], x.y, s1);
+      s2 = fmaf(q[c + 2], x.z, s2);
+      s3 = fmaf(q[c + 3], x.w, s3);
+    }
+    float s = (s0 + s1) + (s2 + s3);
+    for (int o = 1; o < team; o <<= 1) s += __shfl_xor_sync(mask, s, o, team);
+    if (s > m) {  // the running max grows: rescale what was summed under the old one (exp2(-inf) = 0 at first)
+      const float corr = exp2f(m - s);
+      l *= corr;
+#pragma unroll
+      for (int c = 0; c < DC; ++c) acc[c] *= corr;
+      m = s;
+    }
+    const float e = exp2f(s - m);
+    l += e;
+    const float* vj = vs + j * stride;
+#pragma unroll
+    for (int c = 0; c < DC; c += 4) {
+      const float4 x = *reinterpret_cast<const float4*>(vj + c);
+      acc[c] = fmaf(e, x.x, acc[c]);
+      acc[c + 1] = fmaf(e, x.y, acc[c + 1]);
+      acc[c + 2] = fmaf(e, x.z, acc[c + 2]);
+      acc[c + 3] = fmaf(e, x.w, acc[c + 3]);
+    }
+  }
+  return 1.f / l;
+}
+
+// Lane t's dims of an output row (a head's D values at out), divided by the sum.
+template <class T, int DC>
+__device__ __forceinline__ void store_row(T* out, int t, int D, const float (&acc)[DC], float inv) {
+#pragma unroll
+  for (int c = 0; c < DC; c += 2) {
+    const int d = t * DC + c;
+    if (d < D) store_pair(out + d, acc[c] * inv, acc[c + 1] * inv);
+  }
+}
+
 template <class T, int DC, bool kRows>
 __global__ void __launch_bounds__(kRows ? kMaxRowsThreads : 1024, 1)
     attention_kernel(Params p, int team, int dp, int units_per_cta) {
@@ -265,60 +331,15 @@ __global__ void __launch_bounds__(kRows ? kMaxRowsThreads : 1024, 1)
   const float* qs = unit_smem + i * dp + t * DC;
   const float* ks = unit_smem + tensor_floats + t * DC;
   const float* vs = unit_smem + 2 * tensor_floats + t * DC;
-  const unsigned lane = threadIdx.x & 31;
-  const unsigned mask = team == 32 ? 0xffffffffu : ((1u << team) - 1u) << (lane & ~static_cast<unsigned>(team - 1));
-  float q[DC], acc[DC];
-#pragma unroll
-  for (int c = 0; c < DC; c += 4) {
-    const float4 x = *reinterpret_cast<const float4*>(qs + c);
-    q[c] = x.x, q[c + 1] = x.y, q[c + 2] = x.z, q[c + 3] = x.w;
-    acc[c] = acc[c + 1] = acc[c + 2] = acc[c + 3] = 0.f;
-  }
-  float m = -INFINITY, l = 0.f;
-  for (int j = 0; j < S; ++j) {
-    const float* kj = ks + j * dp;
-    float s0 = 0.f, s1 = 0.f, s2 = 0.f, s3 = 0.f;  // four chains: the dot product's latency, not 16 in a row
-#pragma unroll
-    for (int c = 0; c < DC; c += 4) {
-      const float4 x = *reinterpret_cast<const float4*>(kj + c);
-      s0 = fmaf(q[c], x.x, s0);
-      s1 = fmaf(q[c + 1], x.y, s1);
-      s2 = fmaf(q[c + 2], x.z, s2);
-      s3 = fmaf(q[c + 3], x.w, s3);
-    }
-    float s = (s0 + s1) + (s2 + s3);
-    for (int o = 1; o < team; o <<= 1) s += __shfl_xor_sync(mask, s, o, team);
-    if (s > m) {  // the running max grows: rescale what was summed under the old one (exp2(-inf) = 0 at first)
-      const float corr = exp2f(m - s);
-      l *= corr;
-#pragma unroll
-      for (int c = 0; c < DC; ++c) acc[c] *= corr;
-      m = s;
-    }
-    const float e = exp2f(s - m);
-    l += e;
-    const float* vj = vs + j * dp;
-#pragma unroll
-    for (int c = 0; c < DC; c += 4) {
-      const float4 x = *reinterpret_cast<const float4*>(vj + c);
-      acc[c] = fmaf(e, x.x, acc[c]);
-      acc[c + 1] = fmaf(e, x.y, acc[c + 1]);
-      acc[c + 2] = fmaf(e, x.z, acc[c + 2]);
-      acc[c + 3] = fmaf(e, x.w, acc[c + 3]);
-    }
-  }
+  float acc[DC];
+  const float inv = attend_row<DC>(qs, ks, vs, dp, S, team, acc);
 
   // 3. write this lane's dims of the merged row.
-  const float inv = 1.f / l;
   const int64_t unit = first + u;
   const int64_t b = unit / H;
   const int h = static_cast<int>(unit % H);
   T* out = static_cast<T*>(p.y) + (b * S + i) * E + static_cast<int64_t>(h) * D;
-#pragma unroll
-  for (int c = 0; c < DC; c += 2) {
-    const int d = t * DC + c;
-    if (d < D) store_pair(out + d, acc[c] * inv, acc[c + 1] * inv);
-  }
+  store_row<T, DC>(out, t, D, acc, inv);
 }
 
 // Launches the kernel on `stream` with a CTA of about `target_threads`; cudaErrorInvalidValue when plan_layout

@@ -11,6 +11,10 @@
 //   Concat) -> Reshape back to [B,H,S,D], with cos and sin constant [S, D/2] tables (folded at plan time when
 //   the model computes them from positions). q and k must use the same tables.
 // The tables become float32 constants [S, D/2] of the fused node, so the fp16/bf16 modes keep them exact.
+//
+// attention_projection, after the linear rules: when q, k and v come from three ie.Linear of one input x (constant
+// weights, no activation or residual, read by this attention alone), they join the node (projection = 1): one
+// [K, 3E] weight and [3E] bias, so a kernel can read x once and keep q, k and v on chip.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -305,8 +309,68 @@ bool try_attention(FusionContext& ctx, size_t index) {
   return ctx.replace(m.nodes(), m.build(name), "attention");
 }
 
+// A Linear that can be packed: constant float W and bias (when given), no activation, no residual.
+const Tensor* plain_weight(const FusionContext& ctx, const Node& lin, const Tensor** bias) {
+  if (lin.op_type != "Linear" || lin.domain != "ie" || !lin.attrs.get_string("activation", "").empty()) return nullptr;
+  if (lin.inputs.size() > 3 && !lin.inputs[3].empty()) return nullptr;
+  const Tensor* w = ctx.constant(lin.inputs[1]);
+  if (!w || w->rank() != 2 || (w->dtype() != DType::Float32 && w->dtype() != DType::Float16)) return nullptr;
+  *bias = lin.inputs.size() > 2 && !lin.inputs[2].empty() ? ctx.constant(lin.inputs[2]) : nullptr;
+  if (lin.inputs.size() > 2 && !lin.inputs[2].empty() && !*bias) return nullptr;
+  return w;
+}
+
+bool try_projection(FusionContext& ctx, size_t index) {
+  const Node& att = ctx.node(index);
+  if (att.op_type != "Attention" || att.domain != "ie" || att.attrs.get_int("projection", 0) != 0) return false;
+  std::vector<size_t> matched;
+  std::vector<const Node*> lins;
+  for (size_t i = 0; i < 3; ++i) {
+    const int p = ctx.producer(att.inputs[i]);
+    if (p < 0 || ctx.is_taken(static_cast<size_t>(p)) || ctx.sole_consumer(att.inputs[i]) != static_cast<int>(index))
+      return false;
+    lins.push_back(&ctx.node(static_cast<size_t>(p)));
+    matched.push_back(static_cast<size_t>(p));
+  }
+  const std::string& x = lins[0]->inputs[0];
+  const TensorInfo* xi = ctx.info(x);
+  if (!xi || xi->shape.size() != 3) return false;
+  const int64_t k = xi->shape[2];
+  const int64_t e = ctx.info(att.inputs[0])->shape[2];
+  // W [K, 3E] as float32: column block i is input i's weight, read as the Linear reads it (trans_w or not).
+  Tensor w(DType::Float32, {k, 3 * e});
+  Tensor bias(DType::Float32, {3 * e});
+  float* wp = w.data_as<float>();
+  float* bp = bias.data_as<float>();
+  for (size_t i = 0; i < 3; ++i) {
+    const Tensor* b = nullptr;
+    const Tensor* wi = plain_weight(ctx, *lins[i], &b);
+    if (!wi || lins[i]->inputs[0] != x) return false;
+    const bool trans = lins[i]->attrs.get_int("trans_w", 1) != 0;
+    if (wi->dim(trans ? 1 : 0) != k || wi->dim(trans ? 0 : 1) != e) return false;
+    const Tensor w32 = convert_floats(*wi, DType::Float32);
+    const float* src = w32.data_as<float>();
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t c = 0; c < e; ++c) wp[r * 3 * e + i * e + c] = trans ? src[c * k + r] : src[r * e + c];
+    if (b && b->numel() != e) return false;
+    const Tensor b32 = b ? convert_floats(*b, DType::Float32) : Tensor();
+    for (int64_t c = 0; c < e; ++c) bp[i * e + c] = b ? b32.data_as<float>()[c] : 0.f;
+  }
+  const DType type = xi->dtype;
+  Node fused = att;
+  fused.covers.clear();  // replace() collects the covers of every matched node
+  fused.replaced.clear();
+  fused.inputs = {x, ctx.add_constant(att.name + "/qkv_weight", convert_floats(w, type)),
+                  ctx.add_constant(att.name + "/qkv_bias", convert_floats(bias, type))};
+  if (att.inputs.size() > 4) fused.inputs.insert(fused.inputs.end(), att.inputs.begin() + 3, att.inputs.end());
+  fused.attrs.set_int("projection", 1);
+  matched.push_back(index);
+  return ctx.replace(matched, fused, "attention_projection");
+}
+
 }  // namespace
 
 IE_REGISTER_FUSION(attention) { return FusionRule{"attention", 60, try_attention}; }
+IE_REGISTER_FUSION(attention_projection) { return FusionRule{"attention_projection", 70, try_projection}; }
 
 }  // namespace ie

@@ -8,9 +8,10 @@
 // memory while the CTA walks row tiles (grid-stride), so W is read once per CTA; A is staged 64 columns of K at a
 // time. When K is a multiple of 8 and A is 16-byte aligned, A comes by 16-byte cp.async into two buffers: the
 // next (tile, chunk) stage is in flight while this one is multiplied and its epilogue runs. Otherwise element by
-// element, one stage at a time. Zeros past the last row and past K either way. Each warp owns 16 rows and BN / 16 accumulator tiles; the accumulators go
-// through shared memory for the epilogue, where a thread takes 8 consecutive columns (16-byte residual loads and
-// Y stores when N is a multiple of 8 and the pointers aligned, else element by element).
+// element, one stage at a time. Zeros past the last row and past K either way. Each warp owns 16 rows and BN / 16
+// accumulator tiles; the accumulators go through shared memory for the epilogue, where a thread takes 8 consecutive
+// columns (16-byte residual loads and Y stores when N is a multiple of 8 and the pointers aligned, else element by
+// element).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -22,6 +23,7 @@
 #include <cstdint>
 
 #include "layers/common/activation_device.cuh"
+#include "layers/common/cp_async.cuh"
 #include "layers/common/float_device.cuh"
 #include "layers/common/launch_limits.cuh"
 
@@ -63,16 +65,9 @@ size_t smem_bytes(int k, int n) {
 using dev::from_float;
 using dev::to_float;
 
-// 16 bytes global -> shared without a register round trip; zeros instead when !valid (nothing is read).
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int Pending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
-}
+using dev::cp_async16;
+using dev::cp_async_commit;
+using dev::cp_async_wait;
 
 // Starts copying A[row0 .. row0 + 63, k0 .. k0 + 63] into a_s as 16-byte cp.async (K a multiple of 8, A aligned),
 // zeros past the last row and past K; complete after cp_async_wait.

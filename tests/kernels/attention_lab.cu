@@ -12,8 +12,24 @@
 //   --csv PATH     timings as CSV
 // Exit status: non-zero when a check fails or a CUDA call errs; 0 with a message when there is no GPU.
 //
-// Measured (H200; TB/s = (3 reads + 1 write) bytes / median time, the copy of the same bytes in brackets):
-//   (filled in from the first GPU run)
+// Measured (H200; keep this current; tools/results/h200/ssa_attention/attention_lab.log). TB/s = (3 reads +
+// 1 write) bytes / median time, a copy of the same bytes in brackets:
+//   SSA shape (S 10, 4 heads of 16, RoPE), CTA of 128 query lanes (the default):
+//     batch 65536: bf16 0.222 ms 1.51 TB/s [4.03], fp16 0.221, fp32 0.301 ms 2.23 TB/s [4.18]; batch 512: 0.009 ms
+//   longer sequences on CUDA cores: S 64 D 32 7.9 TFLOP/s, S 128 D 64 7.6 TFLOP/s (1.09 and 4.50 ms): these want
+//     Tensor Core scores (mma over q k^T and p v) before they are worth fusing at that size.
+//   projected (x w + bias in the kernel, K 64): bf16 0.017 ms at 512 (against 0.028 for three Linear products and
+//     the kernel above), 0.69 ms at 65536 (against 0.47): the factory declines it above 32768 rows.
+// Variants and what was learned:
+//   - First version: pairs loaded with 64-bit index arithmetic per pair, every unit's smem at a 480-float stride:
+//     0.30-0.36 ms at 65536 bf16. 16-byte loads for CTAs of whole batch elements changed little (0.32): the loads
+//     were not the limit. Units 16 bytes apart in the banks (unit_floats(); the teams of a warp read key j of
+//     their own units, a 4-way conflict at 480 floats) and four accumulation chains in the dot product: 0.22 ms.
+//   - CTA size: 128 query lanes best at 65536 (64: 0.275, 256: 0.286, 512: 0.260 ms); 64 best at 512.
+//   - ptxas: the whole-element kernels need launch_bounds(512, 1) (with 512 alone ptxas capped them at 64
+//     registers and spilled 12 bytes); 41-85 registers, no spills. The projected kernel: 88-102, no spills.
+//   - Projected kernel: x by cp.async into two buffers made no difference (0.68 -> 0.69 ms); its CTAs of 4-8
+//     warps with four barriers per group and 55-160 KB of shared memory keep too few warps in flight.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +41,7 @@
 #include <vector>
 
 #include "layers/attention/attention_fused.cuh"
+#include "layers/attention/attention_projected.cuh"
 #include "tests/kernels/lab_util.cuh"
 
 namespace {
@@ -143,6 +160,68 @@ int check_case(DT t, const Shape& s, int threads, unsigned seed) {
   return ok ? 0 : 1;
 }
 
+// The projected form: x [B, S, K] times the packed [K, 3E] weight plus bias gives q | k | v (float64 here, from
+// the rounded x and weight the kernel reads), then the same reference.
+int check_projected(DT t, const Shape& s, int k, int threads, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> ux(-1.f, 1.f), uw(-0.3f, 0.3f), ub(-0.2f, 0.2f);
+  const int E = s.heads * s.dim, N = 3 * E, kp = (k + 15) / 16 * 16;
+  const size_t rows = static_cast<size_t>(s.batch) * s.seq;
+  std::vector<float> x(rows * k), w(static_cast<size_t>(kp) * N, 0.f), bias(N), cos, sin;
+  for (float& v : x) v = ux(rng);
+  for (int r = 0; r < k; ++r)
+    for (int c = 0; c < N; ++c) w[r * N + c] = uw(rng);
+  for (float& v : bias) v = ub(rng);
+  x = round_to(t, x), w = round_to(t, w);
+  tables(s, cos, sin);
+  const int es = dt_size(t);
+  DeviceBuf dx(x.size() * es), dw(w.size() * es), db(N * 4), dy(rows * E * es), dc(cos.size() * 4 + 16),
+      ds(sin.size() * 4 + 16);
+  CUDA_CHECK(cudaMemcpy(dx.p, bytes_of(t, x).data(), x.size() * es, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dw.p, bytes_of(t, w).data(), w.size() * es, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(db.p, bias.data(), N * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dc.p, cos.data(), cos.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(ds.p, sin.data(), sin.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(dy.p, 0xff, rows * E * es));
+  ie::att::Params p;
+  p.x = dx.p, p.w = dw.p, p.bias = static_cast<const float*>(db.p), p.y = dy.p;
+  p.cos = s.rope ? static_cast<const float*>(dc.p) : nullptr;
+  p.sin = s.rope ? static_cast<const float*>(ds.p) : nullptr;
+  p.batch = s.batch, p.seq = s.seq, p.heads = s.heads, p.dim = s.dim, p.width = k, p.width_padded = kp;
+  p.scale = static_cast<float>(1 / std::sqrt(static_cast<double>(s.dim)));
+  by_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (sizeof(T) == 2) CUDA_CHECK(ie::att::launch_projected<T>(p, 0, threads));
+    return 0;
+  });
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<unsigned char> yb(rows * E * es);
+  CUDA_CHECK(cudaMemcpy(yb.data(), dy.p, yb.size(), cudaMemcpyDeviceToHost));
+  const std::vector<float> y = floats_of(t, yb);
+  std::vector<float> q(rows * E), kk(rows * E), v(rows * E);
+  for (size_t r = 0; r < rows; ++r)
+    for (int c = 0; c < N; ++c) {
+      double acc = bias[c];
+      for (int i = 0; i < k; ++i) acc += static_cast<double>(x[r * k + i]) * w[i * N + c];
+      (c < E ? q : c < 2 * E ? kk : v)[r * E + c % E] = static_cast<float>(acc);
+    }
+  std::vector<double> ref(rows * E);
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int h = 0; h < s.heads; ++h)
+      reference_unit(s, q.data(), kk.data(), v.data(), cos.data(), sin.data(), p.scale, b, h, ref);
+  double worst = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double err = std::fabs(y[i] - ref[i]) / (1 + std::fabs(ref[i]));
+    worst = std::isnan(err) ? 1e30 : std::max(worst, err);
+  }
+  // Float products of the rounded inputs against float64: only the output's rounding on top (as tolerance()).
+  const bool ok = worst <= tolerance(t);
+  printf("%s %-5s B%-6lld S%-4d H%-3d D%-4d K%-4d %-5s T%-5d projected  max err %.2e (tol %.1e)\n",
+         ok ? "PASS" : "FAIL", dt_name(t), static_cast<long long>(s.batch), s.seq, s.heads, s.dim, k,
+         s.rope ? "rope" : "plain", threads, worst, tolerance(t));
+  return ok ? 0 : 1;
+}
+
 int validate() {
   int failures = 0;
   unsigned seed = 1;
@@ -153,6 +232,15 @@ int validate() {
   };
   for (DT t : {DT::F32, DT::F16, DT::BF16})
     for (const Shape& s : shapes) failures += check_case(t, s, 256, seed++);
+  // The projected form: the SSA's shape, odd batch and K, head dims 8 to 128, with and without RoPE.
+  for (DT t : {DT::F16, DT::BF16}) {
+    failures += check_projected(t, {1, 10, 4, 16, true}, 64, 128, seed++);
+    failures += check_projected(t, {1001, 10, 4, 16, true}, 64, 128, seed++);
+    failures += check_projected(t, {37, 7, 2, 8, true}, 24, 256, seed++);
+    failures += check_projected(t, {9, 17, 3, 32, false}, 40, 512, seed++);
+    failures += check_projected(t, {5, 12, 2, 64, true}, 128, 128, seed++);
+    failures += check_projected(t, {3, 4, 1, 128, true}, 72, 128, seed++);
+  }
   // Every CTA size on shapes where it changes the units per CTA (and a last CTA with fewer units).
   for (int threads : {32, 64, 128, 512, 1024}) {
     failures += check_case(DT::BF16, {1001, 10, 4, 16, true}, threads, seed++);
@@ -238,6 +326,61 @@ void time_targets(const std::string& filter, FILE* csv) {
                 100 * tbps / copy_tbps, tflops);
     }
   }
+  // The projected form: bytes are x read and y written (q, k and v stay on chip); copy of the same bytes.
+  printf("== projected (q, k, v = x w + bias in the kernel; TB/s = (x + y) bytes / time) ==\n");
+  for (DT t : {DT::BF16, DT::F16})
+    for (int64_t batch : {512, 65536}) {
+      const Shape s{batch, 10, 4, 16, true};
+      const int k = 64, E = 64, N = 192, es = dt_size(t);
+      const size_t rows = static_cast<size_t>(batch) * s.seq;
+      std::vector<std::unique_ptr<DeviceBuf>> xs;
+      std::vector<float> ramp(rows * k);
+      for (int i = 0; i < 3; ++i) {
+        for (size_t e = 0; e < ramp.size(); ++e) ramp[e] = static_cast<float>((e * 7 + i * 13) % 97) / 97.f - 0.5f;
+        xs.push_back(std::make_unique<DeviceBuf>(ramp.size() * es));
+        CUDA_CHECK(cudaMemcpy(xs.back()->p, bytes_of(t, ramp).data(), ramp.size() * es, cudaMemcpyHostToDevice));
+      }
+      std::vector<float> w(static_cast<size_t>(k) * N, 0.01f), bias(N, 0.1f), cos, sin;
+      tables(s, cos, sin);
+      DeviceBuf dw(w.size() * es), db(N * 4), y(rows * E * es), dc(cos.size() * 4), ds(sin.size() * 4);
+      DeviceBuf copy_src(rows * (k + E) * es), copy_dst(rows * (k + E) * es);
+      CUDA_CHECK(cudaMemcpy(dw.p, bytes_of(t, w).data(), w.size() * es, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(db.p, bias.data(), N * 4, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(dc.p, cos.data(), cos.size() * 4, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(ds.p, sin.data(), sin.size() * 4, cudaMemcpyHostToDevice));
+      const double bytes = 2.0 * rows * (k + E) * es;  // read + write of the copy; x + y of the kernel, x2 below
+      const float copy_ms = lab::median_ms(
+          [&](int) {
+            CUDA_CHECK(cudaMemcpyAsync(copy_dst.p, copy_src.p, rows * (k + E) * es, cudaMemcpyDeviceToDevice, stream));
+          },
+          stream);
+      const double copy_tbps = bytes / (copy_ms * 1e-3) / 1e12;
+      for (int threads : {128, 256, 320, 512}) {
+        char shape[64];
+        snprintf(shape, sizeof shape, "B%lld S10 H4 D16 K64 rope", static_cast<long long>(batch));
+        const std::string name = std::string("projected ") + dt_name(t) + " " + shape;
+        if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+        const float ms = lab::median_ms(
+            [&](int i) {
+              ie::att::Params p;
+              p.x = xs[i % 3]->p, p.w = dw.p, p.bias = static_cast<const float*>(db.p), p.y = y.p;
+              p.cos = static_cast<const float*>(dc.p), p.sin = static_cast<const float*>(ds.p);
+              p.batch = batch, p.seq = 10, p.heads = 4, p.dim = 16, p.width = k, p.width_padded = k, p.scale = 0.25f;
+              by_type(t, [&](auto tag) {
+                using T = decltype(tag);
+                if constexpr (sizeof(T) == 2) CUDA_CHECK(ie::att::launch_projected<T>(p, stream, threads));
+                return 0;
+              });
+            },
+            stream);
+        const double tbps = bytes / 2 / (ms * 1e-3) / 1e12;
+        printf("%-14s %-5s %-26s T%-5d %9.4f %7.2f %9.2f %7.0f%%\n", "projected", dt_name(t), shape, threads, ms, tbps,
+               copy_tbps, 100 * tbps / copy_tbps);
+        if (csv)
+          fprintf(csv, "projected,%s,%lld,10,4,16,1,%d,%.5f,%.3f,%.3f,%.1f,\n", dt_name(t),
+                  static_cast<long long>(batch), threads, ms, tbps, copy_tbps, 100 * tbps / copy_tbps);
+      }
+    }
   CUDA_CHECK(cudaStreamDestroy(stream));
 }
 

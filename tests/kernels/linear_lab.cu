@@ -9,19 +9,21 @@
 // Run:  ./linear_lab [--check-only] [--no-validate] [--filter S] [--csv PATH]
 // Exit status: non-zero when a check fails or a CUDA call errs; 0 with a message when there is no GPU.
 //
-// Measured (H200; keep this current; tools/results/h200/ssa_fused/linear_lab.log), bf16, ms:
-//   batch 512 (5120 rows):   32->64 0.007, 64->64 0.008, 64->128+GELU 0.010, 128->64 0.010, 640->32 (512 rows)
-//                            0.019: launch- and latency-bound, 3-8 TFLOP/s.
-//   batch 65536 (655360 rows): 64->64 0.103 (1.6 TB/s, 41% of the bandwidth; floor 0.042 ms), 64->128+GELU
-//                            0.266, 128->64 0.166, 640->32 0.075; fp16 10-20% faster (cheaper conversions).
+// Measured (H200; keep this current; tools/results/h200/ssa_attention/linear_lab.log), bf16, ms:
+//   batch 512 (5120 rows):   32->64 0.006, 64->64 0.0065, 64->128+GELU 0.009, 128->64 0.008, 640->32 (512 rows)
+//                            0.014: launch- and latency-bound, 3-11 TFLOP/s.
+//   batch 65536 (655360 rows): 64->64 0.084 (2.0 TB/s, 50% of the bandwidth; floor 0.042 ms), 64->128+GELU
+//                            0.231, 128->64 0.127, 640->32 0.052, 32->640 0.071; fp16 within a few percent.
 // Variants and what was learned:
 //   - The first epilogue wrote Y (and read the residual) element by element: 64->64 took 0.191 ms, and with a
 //     residual 0.41 (slower than the product plus a separate Add). Eight columns per thread with 16-byte loads and
 //     stores: 0.120 ms, and the residual is now nearly free. N not a multiple of 8 keeps the scalar loop.
 //   - Grid: one CTA per row tile capped at 1024 per column block gave 0.120 ms for 64->64; sized to fill the device
 //     once (resident CTAs x SMs, launch_limits.cuh), so that each CTA stages W once for more tiles: 0.103 ms.
-//   - Still to do toward the floor: A staged with cp.async and double-buffered (the k loop waits on every
-//     chunk), W's column block shared across more row tiles, mma.sync fragments instead of WMMA's shared-memory
+//   - A by 16-byte cp.async into two buffers (the next (tile, chunk) stage in flight during this one's products and
+//     epilogue): 64->64 0.103 -> 0.084, 64->128+GELU 0.266 -> 0.231, 128->64 0.166 -> 0.127, 640->32 0.075 -> 0.052.
+//   - Still to do toward the floor: the GELU epilogue (64->128+GELU moves 1.5x the bytes of 64->64 in 2.75x the
+//     time), W's column block shared across more row tiles, mma.sync fragments instead of WMMA's shared-memory
 //     round trip for the accumulators.
 //   ptxas: 48-96 registers, no spills.
 #include <algorithm>

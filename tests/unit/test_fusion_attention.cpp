@@ -4,6 +4,7 @@
 // not touch stays; both SSA exports fuse their two attentions.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/loader/onnx_loader.h"
@@ -22,6 +23,8 @@ struct AttentionForm {
   const char* scale = "Div";       // "Div", "Mul" or "" (no scale node)
   bool k_tables_differ = false;    // k rotated by other tables: not one RoPE
   bool softmax_is_output = false;  // an intermediate read outside the pattern
+  int64_t projected_from = 0;      // > 0: q, k, v are MatMul (+ Add bias) of one input x of this width
+  bool v_bias = true;              // v's projection has a bias
 };
 
 Tensor rope_table(int64_t seq, int64_t half, bool sine, float shift = 0.f) {
@@ -38,7 +41,20 @@ Tensor rope_table(int64_t seq, int64_t half, bool sine, float shift = 0.f) {
 Graph attention_graph(const AttentionForm& f) {
   const int64_t S = f.seq, H = f.heads, D = f.dim, E = H * D;
   GraphBuilder b;
-  b.input("q", {-1, S, E}).input("k", {-1, S, E}).input("v", {-1, S, E});
+  if (f.projected_from > 0) {
+    const int64_t K = f.projected_from;
+    b.input("x", {-1, S, K});
+    unsigned seed = 40;
+    for (const char* n : {"q", "k", "v"}) {
+      const std::string w = std::string("w") + n, bias = std::string("b") + n;
+      b.constant(w, test::random_tensor({K, E}, seed++)).constant(bias, test::random_tensor({E}, seed++));
+      const bool has_bias = n[0] != 'v' || f.v_bias;  // without: the packed bias holds zeros there
+      b.node("MatMul", {"x", w}, {has_bias ? std::string(n) + "_xw" : std::string(n)});
+      if (has_bias) b.node("Add", {std::string(n) + "_xw", bias}, {n});
+    }
+  } else {
+    b.input("q", {-1, S, E}).input("k", {-1, S, E}).input("v", {-1, S, E});
+  }
   b.constant("split", test::i64_tensor({4}, {-1, S, H, D}))
       .constant("heads_back", test::i64_tensor({4}, {-1, H, S, D}));
   b.constant("merge", test::i64_tensor({3}, {-1, S, E}));
@@ -154,19 +170,56 @@ TEST_CASE("fusion attention: leaves alone other tables on k and an intermediate 
   }
 }
 
+TEST_CASE("fusion attention_projection: the q, k and v Linears of one input join the attention") {
+  for (bool v_bias : {true, false})
+    for (int64_t k : {8, 13}) {
+      AttentionForm f{6, 3, 4, true, "Div"};
+      f.projected_from = k;
+      f.v_bias = v_bias;
+      CAPTURE(k);
+      CAPTURE(v_bias);
+      Graph g = attention_graph(f);
+      auto plan = test::plan_cpu(g, {{"x", Shape{3, 6, k}}});
+      CHECK(test::step_ops(*plan) == std::vector<std::string>{"ie.Attention"});
+      auto steps = test::steps_of(*plan, "ie.Attention");
+      REQUIRE(steps.size() == 1);
+      const Node& n = steps[0]->node;
+      CHECK(n.attrs.get_int("projection", 0) == 1);
+      CHECK(n.fusion == "attention_projection");
+      CHECK(n.inputs[0] == "x");
+      // The attention's 37 nodes, 3 MatMuls and the bias Adds.
+      CHECK(n.covers.size() == 37 + 3 + (v_bias ? 3 : 2));
+      test::check_fused_equals_unfused(g, {{"x", test::random_tensor({3, 6, k}, 9)}}, "attention_projection");
+    }
+}
+
+TEST_CASE("fusion attention_projection: leaves alone a projection read elsewhere") {
+  AttentionForm f{5, 2, 4, true, "Div"};
+  f.projected_from = 8;
+  Graph g = attention_graph(f);
+  g.outputs.push_back(TensorDecl{"k", DType::Float32, {}, {}, false});
+  auto plan = test::plan_cpu(g, {{"x", Shape{2, 5, 8}}});
+  auto steps = test::steps_of(*plan, "ie.Attention");
+  REQUIRE(steps.size() == 1);
+  CHECK(steps[0]->node.attrs.get_int("projection", 0) == 0);
+}
+
 TEST_CASE("fusion attention: both SSA exports fuse their two attentions with RoPE") {
   for (const char* file : {"ssa.onnx", "ssa_dynamo.onnx"}) {
     CAPTURE(file);
     Graph g = load_onnx(std::string(IE_SOURCE_DIR) + "/weights/" + file);
     auto plan = test::plan_cpu(g, {{"x", Shape{4, 320}}});
     CHECK(plan->fusion.applied.at("attention") == 2);
+    CHECK(plan->fusion.applied.at("attention_projection") == 2);
     auto steps = test::steps_of(*plan, "ie.Attention");
     REQUIRE(steps.size() == 2);
     for (const Step* s : steps) {
       CHECK(s->node.attrs.get_int("heads", 0) == 4);
+      CHECK(s->node.attrs.get_int("projection", 0) == 1);
       CHECK(s->node.attrs.get_string("rope", "") == "interleaved");
       CHECK(s->node.attrs.get_float("scale", 0.f) == doctest::Approx(0.25f));
-      CHECK(s->node.covers.size() == 37);
+      CHECK(s->node.covers.size() == 37 + 6);  // and the q, k, v MatMuls and bias Adds
     }
+    CHECK(plan->steps.size() == 23);
   }
 }
