@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# infer --profile, compare and bench end to end on the CPU backend.
+# infer --profile, compare, bench and soak end to end on the CPU backend.
 #   test_perf_tools.sh BUILD_DIR SOURCE_DIR
 set -uo pipefail
 BUILD=$(cd "$1" && pwd)
@@ -116,6 +116,13 @@ expect 0 "inspect plans the SSA at batch 65536 within the default limits" "$BIN/
   --batch 65536
 expect 2 "inspect --batch 0 says what was wrong" "$BIN/inspect" "$SRC/weights/ssa.onnx" --batch 0
 grep -q -- "--batch must be >= 1, got 0" "$WORK/out.txt" || fail "inspect --batch 0 gave no clear message"
+
+# --- soak: sessions on threads, outputs bitwise equal to a single-threaded run, memory flat (a short run here) ---
+expect 0 "soak: 3 sessions for 3 s" "$BIN/soak" --config "$SSA" --sessions 3 --batch 2 --duration-s 3 --sample-s 0.2 \
+  --max-growth-mb 64 --json "$WORK/soak.json"
+json_check "$WORK/soak.json" "d['outputs_equal'] and d['runs'] > 0 and len(d['samples']) > 5"
+grep -q "all bitwise equal" "$WORK/out.txt" || fail "soak did not report its output check"
+expect 2 "soak --sessions 0 is a usage error" "$BIN/soak" --config "$SSA" --sessions 0
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"
