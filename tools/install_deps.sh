@@ -9,6 +9,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
   dataset-fashion-mnist gnuplot-nox python3-numpy python3
 )
+# tools/fuzz.sh: clang with libFuzzer and its OpenMP runtime.
+[ "${IE_FUZZ_DEPS:-0}" = 1 ] && packages+=(clang libclang-rt-dev libomp-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

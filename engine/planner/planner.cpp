@@ -334,7 +334,9 @@ std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string,
   plan->onnx_nodes = model.nodes.size();
   plan->input_shapes = input_shapes;
   Graph& g = plan->graph;
-  for (auto& [name, value] : bound) {
+  for (auto& entry : bound) {
+    const std::string& name = entry.first;  // a named variable: lambdas may not capture structured bindings (C++17)
+    const Tensor& value = entry.second;
     auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const TensorDecl& d) { return d.name == name; });
     if (it == g.inputs.end()) continue;
     g.inputs.erase(it);
