@@ -58,13 +58,16 @@ AttentionSetup resolve_attention(const Node& node, const std::vector<Shape>& in)
   return s;
 }
 
-namespace {
-
-std::vector<Shape> shapes_of(const std::vector<TensorInfo>& infos) {
-  std::vector<Shape> out;
-  for (auto& i : infos) out.push_back(i.shape);
-  return out;
+AttentionSetup resolve_attention(const Node& node, const std::vector<TensorInfo>& inputs) {
+  std::vector<Shape> shapes;
+  for (const TensorInfo& info : inputs) {
+    if (info.dtype == DType::Undefined) break;
+    shapes.push_back(info.shape);
+  }
+  return resolve_attention(node, shapes);
 }
+
+namespace {
 
 void infer_attention(InferContext& ctx) {
   std::vector<Shape> shapes;
@@ -85,7 +88,7 @@ void infer_attention(InferContext& ctx) {
 // Scores: 2 D flops per pair, the softmax about 4 per pair, the product with v 2 D per pair; RoPE 6 per element;
 // the projections 2 K per output of x w.
 OpCost attention_cost(const Node& node, const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs) {
-  const AttentionSetup s = resolve_attention(node, shapes_of(inputs));
+  const AttentionSetup s = resolve_attention(node, inputs);
   const double pairs = static_cast<double>(s.batch) * s.heads * s.seq * s.seq;
   const double rope = s.rope == RopeMode::None ? 0.0 : 6.0 * 2 * s.batch * s.seq * s.embed;
   const double projection = s.projection ? 2.0 * s.batch * s.seq * s.k * 3 * s.embed : 0.0;
@@ -147,9 +150,7 @@ void attend_element(const AttentionSetup& s, const Src* q, const Src* k, const S
 }
 
 std::unique_ptr<Kernel> make_attention_cpu(const KernelInit& init) {
-  std::vector<Shape> shapes;
-  for (size_t i = 0; i < init.inputs.size() && init.has_input(i); ++i) shapes.push_back(init.inputs[i].shape);
-  const AttentionSetup s = resolve_attention(init.node, shapes);
+  const AttentionSetup s = resolve_attention(init.node, init.inputs);
   const DType t = init.inputs[0].dtype;
   return dispatch_float(t, "ie.Attention", [&](auto tag) -> std::unique_ptr<Kernel> {
     using T = typename decltype(tag)::type;

@@ -70,9 +70,7 @@ std::unique_ptr<Kernel> make_projected(const KernelInit& init, const AttentionSe
 }
 
 std::unique_ptr<Kernel> make_attention_fused(const KernelInit& init) {
-  std::vector<Shape> shapes;
-  for (size_t i = 0; i < init.inputs.size() && init.has_input(i); ++i) shapes.push_back(init.inputs[i].shape);
-  const AttentionSetup s = resolve_attention(init.node, shapes);
+  const AttentionSetup s = resolve_attention(init.node, init.inputs);
   const DType t = init.inputs[0].dtype;
   if (t != DType::Float32 && t != DType::Float16 && t != DType::BFloat16)
     return init.decline("element type ", dtype_name(t), " (the kernel takes float32, float16 and bfloat16)");

@@ -26,5 +26,8 @@ struct AttentionSetup {
 /// Reads the attributes for inputs of shapes q, k, v (or x, w, bias when projected; then the tables' shapes when
 /// rope is on); fails naming the node when the shapes do not fit together.
 AttentionSetup resolve_attention(const Node& node, const std::vector<Shape>& inputs);
+/// The same from the inputs' types and shapes, as kernel factories and cost functions see them (the list ends at
+/// the first absent input).
+AttentionSetup resolve_attention(const Node& node, const std::vector<TensorInfo>& inputs);
 
 }  // namespace ie
