@@ -7,7 +7,7 @@ install(TARGETS ie_engine EXPORT InferEngineTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES engine/api/engine.h engine/api/model_config.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/engine/api)
+install(FILES engine/api/engine.h engine/api/model_config.h engine/api/pipeline.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/engine/api)
 install(FILES engine/core/dtype.h engine/core/exception.h engine/core/limits.h engine/core/precision.h
   engine/core/tensor.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/engine/core)

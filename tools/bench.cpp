@@ -1,5 +1,6 @@
 // bench: sweeps batch sizes over one or more backend paths and reports latency and throughput, compute-only
-// (inputs already on the device) and end to end (host -> device -> host, split into H2D / compute / D2H).
+// (inputs already on the device), end to end (host -> device -> host, split into H2D / compute / D2H), and
+// streamed (batches in flight through ie::Pipeline: one uploads while another computes and a third downloads).
 // trtexec is the anchor: warm-up and iterations by count or time, percentiles, coefficient of variation.
 //
 //   bench --config configs/convnet.yaml --paths cpu,cuda-reference --json bench.json --plot bench.png
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/api/pipeline.h"
 #include "engine/io/file_util.h"
 #include "tools/bench/bench_report.h"
 #include "tools/common/cli.h"
@@ -36,7 +38,7 @@ namespace {
 struct Args {
   ie::cli::ModelSource source;
   std::string paths = "auto", batches, precision = "fp32", json, csv, plot, baseline;
-  int warmup = -1, iterations = -1, sets = 3, threads = 0;
+  int warmup = -1, iterations = -1, sets = 3, threads = 0, in_flight = 2;
   double warmup_ms = 200, duration_ms = 2000, threshold = 0.10;
   uint64_t seed = 0;
   bool profile = false, no_fuse = false, no_graph = false, remeasure_peaks = false;
@@ -99,57 +101,97 @@ bool is_out_of_memory(const std::string& what) {
   return false;
 }
 
+// Batches in flight through ie::Pipeline over the same page-locked input sets, outputs into page-locked buffers
+// reused in turn: milliseconds per batch from the first output to the last (the ramp-up is left out). As many
+// batches as the end-to-end latency says fit in the timed duration (or --iterations).
+double streamed_ms_per_batch(const Args& a, const ie::Engine& engine, const std::vector<TensorMap>& sets, double e2e_ms,
+                             int* in_flight) {
+  ie::PipelineOptions options;
+  options.depth = a.in_flight;
+  ie::Pipeline pipeline(engine, options);
+  *in_flight = static_cast<int>(pipeline.sessions());
+  pipeline.prepare({sets[0]});
+  size_t count = a.iterations >= 0 ? static_cast<size_t>(a.iterations)
+                                   : static_cast<size_t>(a.duration_ms / std::max(e2e_ms, 1e-3));
+  count = std::min<size_t>(std::max<size_t>(count, 2 * kMinTimedRuns), 100000);
+  std::vector<std::vector<Tensor>> buffers(pipeline.sessions() + 1);
+  Clock::time_point first, last;
+  pipeline.run(
+      [&](size_t i, TensorMap& inputs) {
+        if (i >= count) return false;
+        inputs = sets[i % sets.size()];
+        return true;
+      },
+      [&](size_t i, std::vector<Tensor>&) { (i == 0 ? first : last) = Clock::now(); },
+      [&](size_t i, const std::vector<ie::TensorDecl>& outs) {
+        auto& mine = buffers[i % buffers.size()];
+        if (mine.empty())
+          for (auto& o : outs) mine.push_back(pipeline.allocate_host_tensor(o.dtype, o.dims));
+        return mine;
+      });
+  return std::chrono::duration<double, std::milli>(last - first).count() / static_cast<double>(count - 1);
+}
+
 ie::cli::BenchResult bench_one(const Args& a, ie::Engine& engine, const std::string& path, int64_t batch,
                                const ie::Options& opts) {
   ie::cli::BenchResult r;
   r.path = path;
   r.batch = batch;
   try {
-    // A fresh session per batch size, so the memory of the previous (larger) plan is released.
-    ie::Session session = engine.create_session();
     // Input sets in the backend's fastest host memory (page-locked on GPUs), as a careful application keeps them.
     std::vector<TensorMap> sets;
-    for (int k = 0; k < a.sets; ++k) {
-      TensorMap set = ie::cli::random_inputs(engine.inputs(), batch, a.seed + static_cast<uint64_t>(k) * 7919);
-      for (auto& [name, t] : set) {
-        ie::Tensor host = session.allocate_host_tensor(t.dtype(), t.shape());
-        std::memcpy(host.data(), t.data(), t.nbytes());
-        t = host;
+    {
+      // A fresh session per batch size, so the memory of the previous (larger) plan is released.
+      ie::Session session = engine.create_session();
+      for (int k = 0; k < a.sets; ++k) {
+        TensorMap set = ie::cli::random_inputs(engine.inputs(), batch, a.seed + static_cast<uint64_t>(k) * 7919);
+        for (auto& [name, t] : set) {
+          ie::Tensor host = session.allocate_host_tensor(t.dtype(), t.shape());
+          std::memcpy(host.data(), t.data(), t.nbytes());
+          t = host;
+        }
+        sets.push_back(std::move(set));
       }
-      sets.push_back(std::move(set));
+      session.run_ordered(sets[0]);  // plans once, outside every timed phase
+
+      // Compute-only: inputs staged on the device once, each run copies one set device-to-device and runs the steps.
+      std::vector<size_t> staged;
+      for (auto& s : sets) staged.push_back(session.stage_inputs(s));
+      std::vector<double> compute =
+          timed_loop(a, [&](int i) { return session.run_staged(staged[i % staged.size()]).compute_ms; });
+      session.clear_staged();
+      r.compute = ie::cli::summarize(compute);
+
+      // End to end: host inputs in, outputs back on the host; the phases come from the backend's timer.
+      std::vector<double> h2d, mid, d2h;
+      std::vector<double> e2e = timed_loop(a, [&](int i) {
+        ie::RunTiming t;
+        session.run_timed(sets[i % sets.size()], &t);
+        h2d.push_back(t.load_ms);
+        mid.push_back(t.compute_ms);
+        d2h.push_back(t.fetch_ms);
+        return t.wall_ms;
+      });
+      r.end_to_end = ie::cli::summarize(e2e);
+      const size_t warm = h2d.size() - e2e.size();  // drop the warm-up runs' phases
+      r.h2d_ms = ie::cli::median({h2d.begin() + warm, h2d.end()});
+      r.compute_phase_ms = ie::cli::median({mid.begin() + warm, mid.end()});
+      r.d2h_ms = ie::cli::median({d2h.begin() + warm, d2h.end()});
+      r.status = "ok";
+
+      if (a.profile) {
+        std::cout << "\n[" << path << ", batch " << batch << "] ";
+        ie::cli::ProfilePass pass;
+        pass.remeasure_peaks = a.remeasure_peaks;
+        r.profile = ie::cli::run_profile_pass(session, sets[0], opts, pass, std::cout);
+      }
     }
-    session.run_ordered(sets[0]);  // plans once, outside every timed phase
-
-    // Compute-only: inputs staged on the device once, each run copies one set device-to-device and runs the steps.
-    std::vector<size_t> staged;
-    for (auto& s : sets) staged.push_back(session.stage_inputs(s));
-    std::vector<double> compute =
-        timed_loop(a, [&](int i) { return session.run_staged(staged[i % staged.size()]).compute_ms; });
-    session.clear_staged();
-    r.compute = ie::cli::summarize(compute);
-
-    // End to end: host inputs in, outputs back on the host; the phases come from the backend's timer.
-    std::vector<double> h2d, mid, d2h;
-    std::vector<double> e2e = timed_loop(a, [&](int i) {
-      ie::RunTiming t;
-      session.run_timed(sets[i % sets.size()], &t);
-      h2d.push_back(t.load_ms);
-      mid.push_back(t.compute_ms);
-      d2h.push_back(t.fetch_ms);
-      return t.wall_ms;
-    });
-    r.end_to_end = ie::cli::summarize(e2e);
-    const size_t warm = h2d.size() - e2e.size();  // drop the warm-up runs' phases
-    r.h2d_ms = ie::cli::median({h2d.begin() + warm, h2d.end()});
-    r.compute_phase_ms = ie::cli::median({mid.begin() + warm, mid.end()});
-    r.d2h_ms = ie::cli::median({d2h.begin() + warm, d2h.end()});
-    r.status = "ok";
-
-    if (a.profile) {
-      std::cout << "\n[" << path << ", batch " << batch << "] ";
-      ie::cli::ProfilePass pass;
-      pass.remeasure_peaks = a.remeasure_peaks;
-      r.profile = ie::cli::run_profile_pass(session, sets[0], opts, pass, std::cout);
+    // The session above is released first: the pipeline's sessions need arenas of their own. Where the device
+    // cannot hold them, the streamed figure stays 0 and the others stand.
+    try {
+      r.streamed_ms = streamed_ms_per_batch(a, engine, sets, r.end_to_end.p50, &r.in_flight);
+    } catch (const Error& e) {
+      if (!is_out_of_memory(e.what())) throw;
     }
   } catch (const std::bad_alloc&) {
     r.status = "skipped";
@@ -238,8 +280,10 @@ int replot(const std::vector<std::string>& files, const std::string& plot) {
       throw Error(ErrorKind::BadInput, f + ": invalid JSON: " + e.what());
     }
     auto r = ie::cli::bench_from_json(j, f);
-    if (merged.name.empty()) merged = r;
-    else merged.results.insert(merged.results.end(), r.results.begin(), r.results.end());
+    if (merged.name.empty())
+      merged = r;
+    else
+      merged.results.insert(merged.results.end(), r.results.begin(), r.results.end());
   }
   ie::cli::plot_bench(merged, plot, std::cerr);
   return std::ifstream(plot) ? 0 : static_cast<int>(ErrorKind::BadInput);
@@ -251,14 +295,17 @@ int main(int argc, char** argv) {
   a.source.add_options(app);  // the config's name picks the default batch sizes
   app.add_option("--paths", a.paths, "comma-separated backends: cpu, cuda-reference, cuda, auto");
   app.add_option("--batches", a.batches, "comma-separated batch sizes (default by model)");
-  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
-  auto* warm_n = app.add_option("--warmup", a.warmup, "untimed runs before timing")
-                     ->check(ie::cli::at_least(0, "--warmup"));
+  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  auto* warm_n =
+      app.add_option("--warmup", a.warmup, "untimed runs before timing")->check(ie::cli::at_least(0, "--warmup"));
   app.add_option("--warmup-ms", a.warmup_ms, "untimed warm-up time (default 200 ms)")->excludes(warm_n);
-  auto* iters = app.add_option("--iterations", a.iterations, "timed runs per mode")
-                    ->check(ie::cli::at_least(1, "--iterations"));
+  auto* iters =
+      app.add_option("--iterations", a.iterations, "timed runs per mode")->check(ie::cli::at_least(1, "--iterations"));
   app.add_option("--duration-ms", a.duration_ms, "timed duration per mode (default 2000 ms, at least 5 runs)")
       ->excludes(iters);
+  app.add_option("--in-flight", a.in_flight, "batches in flight in the streamed figure (GPU backends)")
+      ->check(CLI::Range(1, 16));
   app.add_option("--sets", a.sets, "input sets rotated through the runs (>= 3)");
   app.add_option("--seed", a.seed, "seed of the random inputs");
   ie::cli::add_threads_option(app, &a.threads);

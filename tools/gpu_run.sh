@@ -6,7 +6,7 @@
 #
 #   bash tools/gpu_run.sh OUT_DIR [BUILD_DIR] [STAGES]
 #     BUILD_DIR: default .device/build (tools/stage_device_build.sh)
-#     STAGES: "all" (default) or a comma list of: tests, nodes, models, labs, bench, torch
+#     STAGES: "all" (default) or a comma list of: tests, nodes, models, labs, bench, stream, torch
 set -uo pipefail
 out=${1:?usage: gpu_run.sh OUT_DIR [BUILD_DIR] [STAGES]}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -118,6 +118,30 @@ if want bench && [[ -x $build/bin/bench ]]; then
     "$build/bin/bench" --config configs/$1.yaml --paths $3 --precision $4 --batches $2 --profile \
       --json "$out/logs/profile_$1_$2_$3_$4.json" > "$out/logs/profile_$1_$2_$3_$4.txt" 2>&1
     say "profile $spec exit $?"
+  done
+fi
+
+if want stream; then
+  stage "batches in flight: the main job's wall time, and streamed bench figures"
+  data=${FASHION_MNIST_DIR:-$root/.device/data}
+  for bs in 1000 10000; do
+    for run in 1 2; do  # the first start of a process on a fresh machine also loads the driver's caches
+      /usr/bin/time -f "wall %e s" "$build/bin/infer" --config configs/convnet.yaml --backend auto \
+        --input "$data/t10k-images-idx3-ubyte.gz" --labels "$data/t10k-labels-idx1-ubyte.gz" --min-accuracy 0.89 \
+        --batch-size $bs --output "$out/logs/probs_$bs.npy" --top-k 3 --json > "$out/logs/main_job_${bs}_$run.log" 2>&1
+      say "main job, batch $bs, run $run, exit $?: $(grep -E '^(time|throughput|accuracy)|^wall' "$out/logs/main_job_${bs}_$run.log" | tr '\n' ' ')"
+    done
+  done
+  for spec in "convnet 10000 fp32 -" "convnet 10000 bf16 -" "convnet 10000 fp32 --raw" "convnet 10000 bf16 --raw" \
+              "ssa 65536 fp32 -" "ssa 65536 bf16 -" "ssa 512 bf16 -"; do
+    set -- $spec
+    raw=; [[ $4 == --raw ]] && raw=--raw
+    for depth in 1 2 3; do
+      "$build/bin/bench" --config configs/$1.yaml $raw --paths cuda --precision $3 --batches $2 --in-flight $depth \
+        --duration-ms "${STREAM_MS:-1000}" --json "$out/logs/stream_$1_$2_$3${raw}_d$depth.json" \
+        > "$out/logs/stream_$1_$2_$3${raw}_d$depth.log" 2>&1
+      say "stream $spec in-flight $depth exit $?: $(grep -E '^ +[0-9]+ \|' "$out/logs/stream_$1_$2_$3${raw}_d$depth.log")"
+    done
   done
 fi
 

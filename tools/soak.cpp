@@ -46,10 +46,6 @@ double rss_mb() {
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
-bool bitwise_equal(const ie::Tensor& a, const ie::Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
 int run(const Args& a) {
   a.source.validate();
   ie::Options options;

@@ -152,6 +152,7 @@ class Session {
 
   struct Impl;
   explicit Session(std::shared_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+  const std::shared_ptr<Impl>& impl() const { return m_impl; }
 
  private:
   std::shared_ptr<Impl> m_impl;

@@ -43,6 +43,16 @@ std::vector<std::pair<std::string, std::string>> Backend::device_info() const {
   return {{"cpu", cpu_model_name()}, {"hardware threads", std::to_string(std::thread::hardware_concurrency())}};
 }
 
+namespace {
+struct PassedFence : Fence {
+  void wait() override {}
+};
+}  // namespace
+
+std::unique_ptr<Fence> Backend::fence() { return std::make_unique<PassedFence>(); }
+
+bool Backend::page_locked(const void*) const { return false; }
+
 std::unique_ptr<CapturedWork> Backend::capture(const std::function<void()>&) { return nullptr; }
 
 }  // namespace ie

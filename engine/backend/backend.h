@@ -21,6 +21,13 @@ class CapturedWork {
   virtual void launch() = 0;
 };
 
+/// A point in a backend's stream of work: wait() returns once everything issued before it has finished.
+class Fence {
+ public:
+  virtual ~Fence() = default;
+  virtual void wait() = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -38,6 +45,15 @@ class Backend {
   virtual void copy_out(void* host_dst, const void* src, size_t bytes) = 0;
   /// Waits until all work issued so far has finished.
   virtual void synchronize() {}
+  /// True when copies and kernels only enqueue work (GPU streams): a caller may overlap batches, waiting on fence().
+  virtual bool asynchronous() const { return false; }
+  /// Marks the work issued so far; its wait() returns once that work has finished. Default: already passed.
+  virtual std::unique_ptr<Fence> fence();
+  /// Whether `host` lies in page-locked memory, which this backend's copies use without staging.
+  virtual bool page_locked(const void* host) const;
+  /// Copies device -> host without waiting when `host_dst` is page-locked (done at the next fence); otherwise
+  /// as copy_out, which waits.
+  virtual void copy_out_async(void* host_dst, const void* src, size_t bytes) { copy_out(host_dst, src, bytes); }
   /// Stream that kernels run on (cudaStream_t), or nullptr.
   virtual void* stream() { return nullptr; }
   /// Backend-specific state handed to kernel factories (library handles, device properties).
@@ -77,6 +93,10 @@ void check_precision(const std::string& name, Precision precision);
 /// Creates a backend by name ("auto" picks cuda when usable, else cpu); throws Error(Usage) on an unknown name.
 std::shared_ptr<Backend> make_backend(const std::string& name, const Options& options,
                                       std::shared_ptr<void>* engine_slot = nullptr);
+/// Starts a backend's device and libraries ahead of use (the CUDA context, cuBLAS and cuDNN), so that a caller
+/// can overlap that start-up with its own work, e.g. reading input files on another thread. Errors are left for
+/// the engine's load to report; the host backend has nothing to start.
+void warm_up_backend(const std::string& name, const Options& options);
 /// Whether a backend exists in this build and can run here; `reason` says why not.
 bool backend_available(const std::string& name, std::string* reason);
 /// The name "auto" resolves to on this machine: cuda, else cuda-reference, else cpu.

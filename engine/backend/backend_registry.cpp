@@ -62,6 +62,15 @@ bool backend_available(const std::string& name, std::string* reason) {
   return it->second.available ? it->second.available(reason) : true;
 }
 
+void warm_up_backend(const std::string& name, const Options& options) {
+  try {
+    const std::string resolved = resolve_backend_name(name);
+    if (resolved != kernel_set::kCpu && backend_available(resolved, nullptr)) make_backend(resolved, options);
+  } catch (...) {
+    // Engine::load reports the same failure with its context.
+  }
+}
+
 std::string resolve_backend_name(const std::string& name) {
   if (name != "auto") return name;
   for (const char* candidate : {kernel_set::kCuda, kernel_set::kCudaReference})

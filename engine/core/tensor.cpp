@@ -7,6 +7,11 @@
 
 namespace ie {
 
+bool bitwise_equal(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  return a.nbytes() == 0 || std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
 std::string shape_to_string(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);

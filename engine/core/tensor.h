@@ -44,6 +44,9 @@ class Tensor {
   std::shared_ptr<void> m_buffer;
 };
 
+/// Same dtype, same shape and the same bytes (NaNs with equal bits are equal): for determinism checks.
+bool bitwise_equal(const Tensor& a, const Tensor& b);
+
 /// "[2,3,4]"
 std::string shape_to_string(const std::vector<int64_t>& shape);
 

@@ -1,5 +1,6 @@
 #include "engine/executor/executor.h"
 
+#include <cstring>
 #include <set>
 
 namespace ie {
@@ -90,6 +91,20 @@ Tensor fetch_slot(Plan& plan, int slot) {
   }
   plan.backend->copy_out(t.data(), plan.slot_data(slot), t.nbytes());
   return t;
+}
+
+void fetch_output_async(Plan& plan, size_t index, void* host_dst) {
+  const int slot = plan.output_slots.at(index);
+  const Slot& s = plan.slots[slot];
+  const size_t bytes = static_cast<size_t>(numel_range(s.info.shape, 0, s.info.shape.size())) * dtype_size(s.info.dtype);
+  if (s.is_constant) {
+    auto c = plan.graph.constants.find(s.name);
+    if (c != plan.graph.constants.end()) {
+      std::memcpy(host_dst, c->second.data(), bytes);
+      return;
+    }
+  }
+  plan.backend->copy_out_async(host_dst, plan.slot_data(slot), bytes);
 }
 
 std::vector<Tensor> fetch_outputs(Plan& plan) {

@@ -19,6 +19,9 @@ void load_inputs(Plan& plan, const std::map<std::string, Tensor>& inputs);
 void run_steps(Plan& plan, const StepObserver& observer, StepTimer* timer = nullptr);
 /// Copies the graph outputs back to host tensors, in graph output order (synchronizing the backend first).
 std::vector<Tensor> fetch_outputs(Plan& plan);
+/// Copies graph output `index` into `host_dst` (nbytes of its slot) with Backend::copy_out_async: without waiting
+/// when the destination is page-locked, so it is only complete at the backend's next fence.
+void fetch_output_async(Plan& plan, size_t index, void* host_dst);
 /// Host copy of any tensor of the plan (for Session::peek and per-layer comparison).
 Tensor fetch_slot(Plan& plan, int slot);
 

@@ -14,10 +14,6 @@
 namespace ie::test {
 namespace {
 
-bool bitwise_equal(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
 struct ModelCase {
   const char* file;
   Shape x;

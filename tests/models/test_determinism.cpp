@@ -13,10 +13,6 @@ using namespace ie;
 
 namespace {
 
-bool bitwise_equal(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
 Tensor uniform(std::vector<int64_t> shape, unsigned seed) {
   Tensor t(DType::Float32, std::move(shape));
   std::mt19937 rng(seed);

@@ -58,7 +58,8 @@ std::string bench_header(const BenchReport& r, const std::string& path) {
     << " | " << std::setw(10) << "p50 ms" << std::setw(10) << "p90 ms" << std::setw(10) << "p99 ms" << std::setw(10)
     << "max ms" << std::setw(10) << "mean ms" << std::setw(7) << "cv%" << std::setw(14) << "samples/s"
     << " | " << std::setw(10) << "e2e p50" << std::setw(14) << "e2e samples/s" << std::setw(10) << "h2d ms"
-    << std::setw(10) << "comp ms" << std::setw(10) << "d2h ms"
+    << std::setw(10) << "comp ms" << std::setw(10) << "d2h ms" << " | " << std::setw(10) << "stream ms"
+    << std::setw(14) << "str samples/s"
     << "\n";
   return o.str();
 }
@@ -75,7 +76,8 @@ std::string bench_line(const BenchResult& r) {
     << std::setw(10) << c.max << std::setw(10) << c.mean << std::setprecision(1) << std::setw(7) << 100 * c.cv
     << std::setprecision(0) << std::setw(14) << r.throughput() << " | " << std::setprecision(4) << std::setw(10)
     << r.end_to_end.p50 << std::setprecision(0) << std::setw(14) << r.throughput_e2e() << std::setprecision(4)
-    << std::setw(10) << r.h2d_ms << std::setw(10) << r.compute_phase_ms << std::setw(10) << r.d2h_ms << "\n";
+    << std::setw(10) << r.h2d_ms << std::setw(10) << r.compute_phase_ms << std::setw(10) << r.d2h_ms << " | "
+    << std::setw(10) << r.streamed_ms << std::setprecision(0) << std::setw(14) << r.throughput_streamed() << "\n";
   for (auto [what, s] : {std::make_pair("compute-only", &r.compute), std::make_pair("end-to-end", &r.end_to_end)})
     if (s->cv > kNoisyCv)
       o << "         warning: " << what << " latency varies by " << std::setprecision(1) << 100 * s->cv
@@ -101,6 +103,10 @@ nlohmann::json bench_json(const BenchReport& r) {
       j["end_to_end"]["h2d_ms"] = x.h2d_ms;
       j["end_to_end"]["compute_ms"] = x.compute_phase_ms;
       j["end_to_end"]["d2h_ms"] = x.d2h_ms;
+      if (x.streamed_ms > 0)
+        j["streamed"] = {{"ms_per_batch", x.streamed_ms},
+                         {"throughput_samples_per_s", x.throughput_streamed()},
+                         {"in_flight", x.in_flight}};
       j["throughput_samples_per_s"] = x.throughput();
       if (!x.profile.is_null()) j["profile"] = x.profile;
     } else {
@@ -149,6 +155,10 @@ BenchReport bench_from_json(const nlohmann::json& j, const std::string& what) {
       if (!x.contains("compute_only")) throw Error(ErrorKind::BadInput, what + ": a result has no 'compute_only'");
       b.compute = stats(x["compute_only"]);
       if (x.contains("end_to_end")) b.end_to_end = stats(x["end_to_end"]);
+      if (x.contains("streamed")) {
+        b.streamed_ms = x["streamed"].value("ms_per_batch", 0.0);
+        b.in_flight = x["streamed"].value("in_flight", 0);
+      }
     } else {
       b.reason = x.value("reason", "");
     }
@@ -161,7 +171,8 @@ std::string bench_csv(const BenchReport& r) {
   std::ostringstream o;
   o << "path,batch,status,compute_p50_ms,compute_p90_ms,compute_p99_ms,compute_max_ms,compute_mean_ms,compute_cv,"
        "throughput_samples_per_s,e2e_p50_ms,e2e_p90_ms,e2e_p99_ms,e2e_max_ms,e2e_mean_ms,e2e_cv,"
-       "e2e_throughput_samples_per_s,h2d_ms,compute_ms,d2h_ms,reason\n";
+       "e2e_throughput_samples_per_s,h2d_ms,compute_ms,d2h_ms,streamed_ms_per_batch,streamed_samples_per_s,in_flight,"
+       "reason\n";
   o << std::setprecision(9);
   auto stats = [&](const LatencyStats& s) {
     o << "," << s.p50 << "," << s.p90 << "," << s.p99 << "," << s.max << "," << s.mean << "," << s.cv;
@@ -172,9 +183,10 @@ std::string bench_csv(const BenchReport& r) {
       stats(x.compute);
       o << "," << x.throughput();
       stats(x.end_to_end);
-      o << "," << x.throughput_e2e() << "," << x.h2d_ms << "," << x.compute_phase_ms << "," << x.d2h_ms << ",";
+      o << "," << x.throughput_e2e() << "," << x.h2d_ms << "," << x.compute_phase_ms << "," << x.d2h_ms << ","
+        << x.streamed_ms << "," << x.throughput_streamed() << "," << x.in_flight << ",";
     } else {
-      o << ",,,,,,,,,,,,,,,,,";
+      o << ",,,,,,,,,,,,,,,,,,,,";
       std::string reason = x.reason;
       for (char& c : reason)
         if (c == '"' || c == '\n') c = '\'';

@@ -20,6 +20,8 @@ struct BenchResult {
   LatencyStats compute;                                 // compute-only latency (ms): inputs already on the device
   LatencyStats end_to_end;                              // host -> device -> host wall time (ms)
   double h2d_ms = 0, compute_phase_ms = 0, d2h_ms = 0;  // medians of the end-to-end phases
+  double streamed_ms = 0;  // per batch with batches in flight (ie::Pipeline), first to last output; 0: not measured
+  int in_flight = 0;       // sessions the pipeline kept busy
   nlohmann::json profile;                               // per-op table (--profile), else null
 
   /// Samples per second at the median latency (compute-only: the figure baselines compare); the median keeps one
@@ -27,6 +29,9 @@ struct BenchResult {
   double throughput() const { return compute.p50 > 0 ? 1000.0 * static_cast<double>(batch) / compute.p50 : 0; }
   double throughput_e2e() const {
     return end_to_end.p50 > 0 ? 1000.0 * static_cast<double>(batch) / end_to_end.p50 : 0;
+  }
+  double throughput_streamed() const {
+    return streamed_ms > 0 ? 1000.0 * static_cast<double>(batch) / streamed_ms : 0;
   }
 };
 

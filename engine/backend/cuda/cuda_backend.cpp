@@ -62,6 +62,23 @@ class DeviceConstants {
   std::map<const void*, Entry> m_entries;
 };
 
+// A CUDA event recorded on the session's stream.
+class EventFence : public Fence {
+ public:
+  explicit EventFence(cudaStream_t stream) {
+    IE_CUDA_CHECK(cudaEventCreateWithFlags(&m_event, cudaEventDisableTiming));
+    if (cudaError_t err = cudaEventRecord(m_event, stream); err != cudaSuccess) {
+      cudaEventDestroy(m_event);
+      IE_CUDA_CHECK(err);
+    }
+  }
+  ~EventFence() override { cudaEventDestroy(m_event); }
+  void wait() override { IE_CUDA_CHECK(cudaEventSynchronize(m_event)); }
+
+ private:
+  cudaEvent_t m_event = nullptr;
+};
+
 class CudaBackend : public Backend {
  public:
   CudaBackend(std::string name, const Options& options, std::shared_ptr<DeviceConstants> constants)
@@ -104,6 +121,15 @@ class CudaBackend : public Backend {
     if (bytes) IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_state.stream));
   }
   void synchronize() override { IE_CUDA_CHECK(cudaStreamSynchronize(m_state.stream)); }
+  bool asynchronous() const override { return true; }
+  std::unique_ptr<Fence> fence() override { return std::make_unique<EventFence>(m_state.stream); }
+  bool page_locked(const void* host) const override { return PinnedStager::is_pinned(host); }
+  void copy_out_async(void* dst, const void* src, size_t bytes) override {
+    if (bytes && PinnedStager::is_pinned(dst))
+      IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, m_state.stream));
+    else
+      m_stager->to_host(dst, src, bytes);
+  }
   std::unique_ptr<CapturedWork> capture(const std::function<void()>& work) override {
     return capture_graph(m_state.stream, work);
   }

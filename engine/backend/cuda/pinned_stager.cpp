@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/core/parallel_copy.h"
+
 namespace ie::cuda {
 
 PinnedStager::PinnedStager(cudaStream_t stream, size_t chunk_bytes) : m_stream(stream), m_chunk(chunk_bytes) {}
@@ -18,6 +20,7 @@ PinnedStager::~PinnedStager() {
 }
 
 bool PinnedStager::is_pinned(const void* p) {
+  if (!p) return false;
   cudaPointerAttributes attr{};
   if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
     cudaGetLastError();
@@ -46,7 +49,7 @@ void PinnedStager::to_device(void* dst, const void* src, size_t bytes) {
     const size_t n = std::min(m_chunk, bytes - off);
     const int b = static_cast<int>(k % 2);
     IE_CUDA_CHECK(cudaEventSynchronize(m_done[b]));  // the DMA that last read this buffer has finished
-    std::memcpy(m_buffer[b], static_cast<const char*>(src) + off, n);
+    parallel_copy(m_buffer[b], static_cast<const char*>(src) + off, n);
     IE_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + off, m_buffer[b], n, cudaMemcpyHostToDevice, m_stream));
     IE_CUDA_CHECK(cudaEventRecord(m_done[b], m_stream));
   }
@@ -73,7 +76,7 @@ void PinnedStager::to_host(void* dst, const void* src, size_t bytes) {
     const int b = static_cast<int>(k % 2);
     IE_CUDA_CHECK(cudaEventSynchronize(m_done[b]));
     const size_t off = k * m_chunk, n = std::min(m_chunk, bytes - off);
-    std::memcpy(static_cast<char*>(dst) + off, m_buffer[b], n);
+    parallel_copy(static_cast<char*>(dst) + off, m_buffer[b], n);
   }
 }
 

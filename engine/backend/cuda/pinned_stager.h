@@ -19,9 +19,10 @@ class PinnedStager {
   void to_device(void* dst, const void* src, size_t bytes);
   /// Copies and waits: `dst` holds the data on return.
   void to_host(void* dst, const void* src, size_t bytes);
+  /// Whether `p` lies in page-locked host memory (copied by DMA directly, without staging).
+  static bool is_pinned(const void* p);
 
  private:
-  static bool is_pinned(const void* p);
   void ensure_buffers();
 
   cudaStream_t m_stream;
