@@ -37,7 +37,7 @@ namespace {
 
 struct Args {
   ie::cli::ModelSource source;
-  std::string paths = "auto", batches, precision = "fp32", json, csv, plot, baseline;
+  std::string paths = "auto", batches, precision = "fp32", json, csv, plot, baseline, devices;
   int warmup = -1, iterations = -1, sets = 3, threads = 0, in_flight = 2;
   double warmup_ms = 200, duration_ms = 2000, threshold = 0.10;
   uint64_t seed = 0;
@@ -105,14 +105,17 @@ bool is_out_of_memory(const std::string& what) {
 // reused in turn: milliseconds per batch from the first output to the last (the ramp-up is left out). As many
 // batches as the end-to-end latency says fit in the timed duration (or --iterations).
 double streamed_ms_per_batch(const Args& a, const ie::Engine& engine, const std::vector<TensorMap>& sets, double e2e_ms,
-                             int* in_flight) {
+                             int* in_flight, int* devices) {
   ie::PipelineOptions options;
   options.depth = a.in_flight;
   ie::Pipeline pipeline(engine, options);
   *in_flight = static_cast<int>(pipeline.sessions());
+  *devices = static_cast<int>(pipeline.devices());
   pipeline.prepare({sets[0]});
-  size_t count = a.iterations >= 0 ? static_cast<size_t>(a.iterations)
-                                   : static_cast<size_t>(a.duration_ms / std::max(e2e_ms, 1e-3));
+  size_t count =
+      a.iterations >= 0
+          ? static_cast<size_t>(a.iterations)
+          : static_cast<size_t>(a.duration_ms / std::max(e2e_ms, 1e-3) * static_cast<double>(1 + pipeline.devices()));
   count = std::min<size_t>(std::max<size_t>(count, 2 * kMinTimedRuns), 100000);
   std::vector<std::vector<Tensor>> buffers(pipeline.sessions() + 1);
   Clock::time_point first, last;
@@ -189,7 +192,7 @@ ie::cli::BenchResult bench_one(const Args& a, ie::Engine& engine, const std::str
     // The session above is released first: the pipeline's sessions need arenas of their own. Where the device
     // cannot hold them, the streamed figure stays 0 and the others stand.
     try {
-      r.streamed_ms = streamed_ms_per_batch(a, engine, sets, r.end_to_end.p50, &r.in_flight);
+      r.streamed_ms = streamed_ms_per_batch(a, engine, sets, r.end_to_end.p50, &r.in_flight, &r.devices);
     } catch (const Error& e) {
       if (!is_out_of_memory(e.what())) throw;
     }
@@ -231,6 +234,7 @@ int run(Args& a) {
     opts.fuse = !a.no_fuse;
     opts.cuda_graphs = !a.no_graph;
     opts.limits = a.limits;
+    opts.devices = ie::cli::devices_from_text(a.devices, ie::resolve_backend_name(p));
     ie::Engine engine = a.source.load(opts);
     const std::string path = engine.backend();
     report.devices[path] = ie::cli::device_info(path, opts);
@@ -308,6 +312,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 16));
   app.add_option("--sets", a.sets, "input sets rotated through the runs (>= 3)");
   app.add_option("--seed", a.seed, "seed of the random inputs");
+  ie::cli::add_devices_option(app, &a.devices);
   ie::cli::add_threads_option(app, &a.threads);
   ie::cli::add_max_memory_option(app, &a.limits);
   app.add_flag("--no-fuse", a.no_fuse, "run without fusion rules");

@@ -40,7 +40,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 struct Args {
-  std::string config, model, form = "legacy", output, labels, target, backend = "auto", precision = "fp32";
+  std::string config, model, form = "legacy", output, labels, target, backend = "auto", precision = "fp32", devices;
   std::vector<std::string> inputs, shapes, dtypes;
   int64_t batch_size = 0, top_k = 0;
   int threads = 0, in_flight = 2;
@@ -109,6 +109,7 @@ int run(const Args& a) {
   opts.cuda_graphs = !a.no_graph;
   opts.limits = a.limits;
   std::string backend = ie::resolve_backend_name(a.backend);
+  opts.devices = ie::cli::devices_from_text(a.devices, backend);
   if (a.threads > 0 && backend != "cpu")
     std::cerr << "infer: note: --threads sets CPU worker threads; the " << backend << " backend runs on the GPU\n";
 
@@ -136,6 +137,7 @@ int run(const Args& a) {
     return std::make_pair(read, seconds_since(t0));
   });
   ie::warm_up_backend(backend, opts);
+  const double device_start_s = seconds_since(started);
   auto read_result = reading.get();
   std::map<std::string, ie::Tensor> inputs = std::move(read_result.first);
   double read_s = read_result.second;
@@ -170,6 +172,7 @@ int run(const Args& a) {
   const int64_t n = ie::cli::sample_count(inputs);
   ie::PipelineOptions popts;
   popts.depth = a.in_flight;
+  const double load_s = seconds_since(started);
   ie::Pipeline pipeline(*engine, popts);
   pipeline.prepare(ie::cli::batch_examples(inputs, batch_size));
   const double setup_s = seconds_since(started);  // with a config, reading the input ran alongside
@@ -191,8 +194,11 @@ int run(const Args& a) {
   report["seconds"] = run.seconds;
   report["read_s"] = read_s;
   report["setup_s"] = setup_s;
+  report["setup_phases_s"] = {{"device_start", device_start_s}, {"read_and_load", load_s - device_start_s},
+                              {"plan_and_warm_up", setup_s - load_s}};
   report["run_s"] = run.seconds;
   report["in_flight"] = pipeline.sessions();
+  report["devices"] = pipeline.devices();
   report["samples_per_s"] = run.seconds > 0 ? run.samples / run.seconds : 0.0;
 
   std::cout << "model: " << report["model"].get<std::string>() << "\n";
@@ -204,7 +210,8 @@ int run(const Args& a) {
             << " samples/s (" << std::setprecision(3) << run.seconds << " s)\n";
   std::cout << std::setprecision(3) << "time: setup " << setup_s << " s (of which reading the input " << read_s
             << " s" << (a.config.empty() || engine->backend() == "cpu" ? "" : ", alongside the device start") << "), run " << run.seconds << " s ("
-            << pipeline.sessions() << " batch" << (pipeline.sessions() > 1 ? "es" : "") << " in flight)\n";
+            << pipeline.sessions() << " batch" << (pipeline.sessions() > 1 ? "es" : "") << " in flight"
+            << (pipeline.devices() > 1 ? " on " + std::to_string(pipeline.devices()) + " devices" : "") << ")\n";
 
   int code = 0;
   if (!a.labels.empty()) {
@@ -229,6 +236,7 @@ int run(const Args& a) {
 
   // Every file is written under a temporary name first and renamed only once all exist: no partial output.
   nlohmann::json files = nlohmann::json::array();
+  const auto writing = std::chrono::steady_clock::now();
   ie::StagedFiles staged;
   for (size_t i = 0; i < paths.size(); ++i) ie::write_tensor_file(staged.stage(paths[i]), run.outputs[i]);
   if (!top_k_path.empty()) {
@@ -236,6 +244,7 @@ int run(const Args& a) {
     write_top_k(staged.stage(top_k_path), run.outputs[0], a.top_k, cfg.class_names);
   }
   staged.publish();
+  report["write_s"] = seconds_since(writing);
   for (size_t i = 0; i < paths.size(); ++i)
     std::cout << "wrote " << outs[i].name << " " << ie::shape_to_string(run.outputs[i].shape()) << " -> " << paths[i] << "\n";
   for (size_t i = 0; i < run.outputs.size(); ++i)
@@ -282,6 +291,7 @@ int main(int argc, char** argv) {
       ->check(ie::cli::at_least(1, "--batch-size"));
   app.add_option("--in-flight", a.in_flight, "batches on the GPU at once: the next one uploads while one computes")
       ->check(CLI::Range(1, 16));
+  ie::cli::add_devices_option(app, &a.devices);
   ie::cli::add_threads_option(app, &a.threads);
   ie::cli::add_max_memory_option(app, &a.limits);
   app.add_flag("--no-fuse", a.no_fuse, "run without fusion rules");

@@ -1,4 +1,5 @@
 // Engine and Session: the public face over loader, planner and executor.
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -41,6 +42,8 @@ std::string plan_key(const std::map<std::string, Shape>& shapes, const BoundValu
 
 void check_options(const Options& o) {
   if (o.batch < 0) fail(ErrorKind::Usage, "batch must be >= 0, got ", o.batch);
+  for (int d : o.devices)
+    if (d < 0) fail(ErrorKind::Usage, "devices: ", d, " is not a device number (0, 1, ...)");
   check_cpu_threads(o.threads, "threads");
   if (o.limits.max_arena_bytes == 0 || o.limits.max_tensor_bytes == 0 || !(o.limits.max_op_flops > 0))
     fail(ErrorKind::Usage, "limits must be positive (max_arena_bytes, max_tensor_bytes, max_op_flops)");
@@ -89,6 +92,11 @@ Engine Engine::from_graph(Graph graph, const Options& options) {
   if (!backend_available(impl->backend_name, &reason))
     fail(impl->backend_name == "cpu" ? ErrorKind::Usage : ErrorKind::Device, "backend '", impl->backend_name,
          "' cannot run here: ", reason);
+  const int devices = backend_device_count(impl->backend_name);
+  for (int d : options.devices)
+    if (d >= devices)
+      fail(ErrorKind::Usage, "device ", d, " does not exist: backend '", impl->backend_name, "' has ", devices,
+           " device", devices == 1 ? " (0)" : "s (0 to " + std::to_string(devices - 1) + ")");
   for (auto& node : impl->graph.nodes)
     if (!OpRegistry::get().find(node.domain, node.op_type))
       fail_unsupported(path, ": ", node.label(), ": op '", node.op_type, "' is not supported by this engine");
@@ -100,10 +108,17 @@ Engine Engine::from_graph(Graph graph, const Options& options) {
   return engine;
 }
 
-Session Engine::create_session() const {
+Session Engine::create_session() const { return create_session(0); }
+
+size_t Engine::device_count() const { return std::max<size_t>(1, m_impl->options.devices.size()); }
+
+Session Engine::create_session(size_t index) const {
+  if (index >= device_count())
+    fail(ErrorKind::Usage, "device index ", index, " is out of range: the engine serves on ", device_count(),
+         " device", device_count() > 1 ? "s" : "");
   auto impl = std::make_shared<Session::Impl>();
   impl->engine = m_impl;
-  impl->backend = m_impl->new_backend();
+  impl->backend = m_impl->new_backend(index);
   if (nvtx_requested()) impl->annotator = impl->backend->make_step_annotator();
   if (m_impl->options.batch > 0) {
     auto shapes = shapes_for_batch(m_impl->graph, m_impl->options.batch);

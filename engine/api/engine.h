@@ -36,6 +36,10 @@ struct Options {
   bool fuse = true;                // apply the fusion rules
   bool cuda_graphs = true;         // replay a plan's steps as one CUDA graph from its second run (--no-graph)
   std::vector<std::string> disabled_fusions;  // rule names to skip (also IE_DISABLE_FUSIONS=a,b)
+  // GPUs the engine serves on, one replica of the device state each (weights shared on the host, uploaded once
+  // per device): create_session(i) runs on devices[i], and a Pipeline splits its batches across all of them.
+  // Empty: the current device. The CPU backend is one device, 0. A device listed twice gets two replicas.
+  std::vector<int> devices;
   Limits limits;                   // memory and work a model may ask for; beyond them planning fails naming the node
 };
 
@@ -102,6 +106,10 @@ class Engine {
   static Engine load(const ModelConfig& config, const Options& options, bool with_preprocessing);
 
   Session create_session() const;
+  /// A session on the engine's `index`-th device (Options::devices); index 0 is what create_session() uses.
+  Session create_session(size_t index) const;
+  /// How many devices the engine serves on (Options::devices' length, at least 1).
+  size_t device_count() const;
   const std::vector<TensorDecl>& inputs() const;
   const std::vector<TensorDecl>& outputs() const;
   /// The backend that runs the sessions ("cpu", "cuda", "cuda-reference").

@@ -174,7 +174,7 @@ struct Lane {
       fence->wait();
       for (size_t i = 0; i < outputs.size(); ++i) {
         if (!staged_output[i]) continue;
-        if (outputs[i].empty()) outputs[i] = Tensor(decls[i].dtype, decls[i].dims);
+        if (outputs[i].empty()) outputs[i] = Tensor::uninitialized(decls[i].dtype, decls[i].dims);
         parallel_copy(outputs[i].data(), output_staging[i].memory.get(), outputs[i].nbytes());
       }
     } catch (...) {
@@ -222,7 +222,7 @@ struct Lane {
     staged_output.assign(count, false);
     if (output_staging.size() < count) output_staging.resize(count);
     for (size_t i = 0; i < count; ++i) {
-      if (!b.asynchronous() && outputs[i].empty()) outputs[i] = Tensor(decls[i].dtype, decls[i].dims);
+      if (!b.asynchronous() && outputs[i].empty()) outputs[i] = Tensor::uninitialized(decls[i].dtype, decls[i].dims);
       if (!outputs[i].empty() && (!b.asynchronous() || b.page_locked(outputs[i].data()))) {
         fetch_output_async(plan, i, outputs[i].data());
         continue;
@@ -245,6 +245,7 @@ struct Lane {
 
 struct Pipeline::Impl {
   PipelineOptions options;
+  size_t devices = 1;
   std::vector<std::unique_ptr<Lane>> lanes;
 };
 
@@ -254,15 +255,20 @@ Pipeline::Pipeline(const Engine& engine, PipelineOptions options) : m_impl(std::
   if (options.read_ahead < 1 || options.read_ahead > 64)
     fail(ErrorKind::Usage, "pipeline read-ahead must be from 1 to 64, got ", options.read_ahead);
   m_impl->options = options;
-  m_impl->lanes.push_back(std::make_unique<Lane>(engine.create_session()));
-  // A synchronous backend finishes each batch before the next starts: one session is all it can use.
+  // Sessions interleaved across the engine's devices, so that taking them in turn sends batch i to device
+  // i % devices. A synchronous backend finishes each batch before the next starts: one session per device.
+  const size_t devices = m_impl->devices = engine.device_count();
+  for (size_t d = 0; d < devices; ++d) m_impl->lanes.push_back(std::make_unique<Lane>(engine.create_session(d)));
   if (m_impl->lanes[0]->backend().asynchronous())
-    for (int i = 1; i < options.depth; ++i) m_impl->lanes.push_back(std::make_unique<Lane>(engine.create_session()));
+    for (int k = 1; k < options.depth; ++k)
+      for (size_t d = 0; d < devices; ++d) m_impl->lanes.push_back(std::make_unique<Lane>(engine.create_session(d)));
 }
 
 Pipeline::~Pipeline() = default;
 
 size_t Pipeline::sessions() const { return m_impl->lanes.size(); }
+
+size_t Pipeline::devices() const { return m_impl->devices; }
 
 Tensor Pipeline::allocate_host_tensor(DType dtype, std::vector<int64_t> shape) {
   return m_impl->lanes[0]->session.allocate_host_tensor(dtype, std::move(shape));

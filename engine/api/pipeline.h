@@ -9,7 +9,8 @@
 // On GPU backends each batch in flight has its own session (stream, arena, plan), page-locked staging for inputs
 // and outputs allocated once and reused, and a fence (a CUDA event) that says when its outputs are home: the upload
 // of one batch overlaps another's kernels and a third's download, and nothing synchronizes the whole device. On the
-// CPU the same interface reads ahead on a thread while the cores compute one batch at a time.
+// CPU the same interface reads ahead on a thread while the cores compute one batch at a time. An engine made for
+// several GPUs (Options::devices) gets sessions on each, and the batches are dealt to them in turn.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +27,7 @@ namespace ie {
 using TensorMap = std::map<std::string, Tensor>;
 
 struct PipelineOptions {
-  int depth = 2;       // batches on the device at once on GPU backends (1: one after another); the CPU runs one
+  int depth = 2;       // batches on each device at once on GPU backends (1: one after another); the CPU runs one
   int read_ahead = 2;  // batches the reader thread may hold ready beyond those in flight
 };
 
@@ -64,8 +65,10 @@ class Pipeline {
   void prepare(const std::vector<TensorMap>& examples);
   /// A zero-filled host tensor in the memory the backend copies fastest (page-locked on GPU backends).
   Tensor allocate_host_tensor(DType dtype, std::vector<int64_t> shape);
-  /// Sessions that hold batches in flight (depth on GPU backends, 1 on the CPU).
+  /// Sessions that hold batches in flight: depth per device on GPU backends, one per device on the CPU.
   size_t sessions() const;
+  /// Devices the batches are split across (the engine's Options::devices), batch i on the (i % devices)-th.
+  size_t devices() const;
 
   struct Impl;
 

@@ -18,11 +18,14 @@ struct Engine::Impl {
   std::string backend_name;
   PlanOptions plan_options;
   std::mutex backend_mutex;
-  std::shared_ptr<void> backend_shared;  // state every session's backend shares (device weights)
+  std::map<size_t, std::shared_ptr<void>> backend_shared;  // per device: state its sessions share (weights)
 
-  std::shared_ptr<Backend> new_backend() {
+  /// A backend on the `index`-th of Options::devices (the current device when none are listed).
+  std::shared_ptr<Backend> new_backend(size_t index = 0) {
     std::lock_guard<std::mutex> lock(backend_mutex);
-    return make_backend(backend_name, options, &backend_shared);
+    Options on_device = options;
+    if (!options.devices.empty()) on_device.devices = {options.devices.at(index)};
+    return make_backend(backend_name, on_device, &backend_shared[index]);
   }
 };
 

@@ -45,6 +45,8 @@ class Backend {
   virtual void copy_out(void* host_dst, const void* src, size_t bytes) = 0;
   /// Waits until all work issued so far has finished.
   virtual void synchronize() {}
+  /// Makes this backend's device the calling thread's current one (several GPUs driven from one thread).
+  virtual void make_current() {}
   /// True when copies and kernels only enqueue work (GPU streams): a caller may overlap batches, waiting on fence().
   virtual bool asynchronous() const { return false; }
   /// Marks the work issued so far; its wait() returns once that work has finished. Default: already passed.
@@ -81,6 +83,7 @@ using BackendFactory = std::function<std::shared_ptr<Backend>(const Options&, st
 struct BackendTraits {
   std::vector<std::string> kernel_sets;  // tried in this order for every node; a set may decline, passing it on
   std::vector<Precision> precisions;     // modes it implements; others are refused by name at load
+  std::function<int()> device_count;     // devices it can serve on here (null: one, the host)
 };
 
 /// Backends register themselves by name; the CUDA ones only exist in CUDA builds. `available` may be null (always).
@@ -93,6 +96,8 @@ void check_precision(const std::string& name, Precision precision);
 /// Creates a backend by name ("auto" picks cuda when usable, else cpu); throws Error(Usage) on an unknown name.
 std::shared_ptr<Backend> make_backend(const std::string& name, const Options& options,
                                       std::shared_ptr<void>* engine_slot = nullptr);
+/// The devices backend `name` can serve on here (Options::devices takes numbers below it); "auto" resolves first.
+int backend_device_count(const std::string& name);
 /// Starts a backend's device and libraries ahead of use (the CUDA context, cuBLAS and cuDNN), so that a caller
 /// can overlap that start-up with its own work, e.g. reading input files on another thread. Errors are left for
 /// the engine's load to report; the host backend has nothing to start.

@@ -62,6 +62,11 @@ bool backend_available(const std::string& name, std::string* reason) {
   return it->second.available ? it->second.available(reason) : true;
 }
 
+int backend_device_count(const std::string& name) {
+  const BackendTraits& traits = backend_traits(resolve_backend_name(name));
+  return traits.device_count ? traits.device_count() : 1;
+}
+
 void warm_up_backend(const std::string& name, const Options& options) {
   try {
     const std::string resolved = resolve_backend_name(name);
@@ -86,6 +91,11 @@ std::shared_ptr<Backend> make_backend(const std::string& requested, const Option
     fail(ErrorKind::Usage, "unknown backend '", name, "' (this build has: ", known_backends(), ", auto)");
   std::string reason;
   if (!backend_available(name, &reason)) fail(ErrorKind::Device, "backend '", name, "' cannot run here: ", reason);
+  const int devices = backend_device_count(name);
+  for (int d : options.devices)
+    if (d < 0 || d >= devices)
+      fail(ErrorKind::Usage, "device ", d, " does not exist: backend '", name, "' has ", devices, " device",
+           devices == 1 ? " (0)" : "s (0 to " + std::to_string(devices - 1) + ")");
   return it->second.factory(options, engine_slot);
 }
 

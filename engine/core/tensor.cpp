@@ -1,8 +1,12 @@
 // Tensor: allocation, views, shape text.
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 
 #include "engine/core/error.h"
+#include "engine/core/parallel.h"
+#include "engine/core/parallel_copy.h"
 #include "engine/core/shape.h"
 
 namespace ie {
@@ -19,22 +23,47 @@ std::string shape_to_string(const std::vector<int64_t>& shape) {
 }
 
 namespace {
-std::shared_ptr<void> allocate_zeroed(size_t bytes) {
+
+// Large buffers (a batch's outputs: tens to hundreds of MB) sit on 2 MB pages where the kernel allows, and are
+// zeroed by all worker threads: first-touch page faults on one core otherwise cap the fill at a few GB/s.
+constexpr size_t kLargeBuffer = size_t(8) << 20;
+constexpr size_t kHugePage = size_t(2) << 20;
+
+std::shared_ptr<void> allocate_host(size_t bytes, bool zeroed) {
   // 64-byte alignment suits SIMD loads; at least one byte so that empty tensors still own a buffer.
-  size_t rounded = ((bytes + 63) / 64) * 64;
-  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  const size_t align = bytes >= kLargeBuffer ? kHugePage : 64;
+  const size_t rounded = bytes == 0 ? align : (bytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded);
   if (!p) fail_input("cannot allocate ", bytes, " bytes for a tensor");
-  std::memset(p, 0, rounded == 0 ? 64 : rounded);
+#ifdef MADV_HUGEPAGE
+  if (align == kHugePage) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: ignored where THP is off
+#endif
+  if (zeroed) {
+    auto* c = static_cast<char*>(p);
+    parallel_for(static_cast<int64_t>(rounded), static_cast<int64_t>(kHugePage),
+                 [&](int64_t b, int64_t e) { std::memset(c + b, 0, static_cast<size_t>(e - b)); });
+  }
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
-}  // namespace
 
-Tensor::Tensor(DType dtype, std::vector<int64_t> shape) : m_dtype(dtype), m_shape(std::move(shape)) {
-  int64_t n = checked_numel(m_shape, "tensor");
+size_t checked_bytes(const std::vector<int64_t>& shape, DType dtype) {
+  int64_t n = checked_numel(shape, "tensor");
   size_t elem = dtype_size(dtype);
   if (elem == 0) fail_input("tensor of element type ", dtype_name(dtype), " is not supported");
-  if (n > static_cast<int64_t>(SIZE_MAX / 2 / elem)) fail_input("tensor of shape ", shape_to_string(m_shape), " is too large");
-  m_buffer = allocate_zeroed(static_cast<size_t>(n) * elem);
+  if (n > static_cast<int64_t>(SIZE_MAX / 2 / elem))
+    fail_input("tensor of shape ", shape_to_string(shape), " is too large");
+  return static_cast<size_t>(n) * elem;
+}
+
+}  // namespace
+
+Tensor Tensor::uninitialized(DType dtype, std::vector<int64_t> shape) {
+  std::shared_ptr<void> buffer = allocate_host(checked_bytes(shape, dtype), false);
+  return Tensor(dtype, std::move(shape), std::move(buffer));
+}
+
+Tensor::Tensor(DType dtype, std::vector<int64_t> shape) : m_dtype(dtype), m_shape(std::move(shape)) {
+  m_buffer = allocate_host(checked_bytes(m_shape, dtype), true);
 }
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape, std::shared_ptr<void> buffer)
@@ -49,8 +78,8 @@ int64_t Tensor::numel() const {
 }
 
 Tensor Tensor::clone() const {
-  Tensor t(m_dtype, m_shape);
-  if (nbytes()) std::memcpy(t.data(), data(), nbytes());
+  Tensor t = uninitialized(m_dtype, m_shape);
+  parallel_copy(t.data(), data(), nbytes());
   return t;
 }
 

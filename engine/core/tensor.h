@@ -16,6 +16,9 @@ class Tensor {
   Tensor() = default;
   /// Allocates a zero-filled buffer; throws Error(BadInput) when the element count overflows.
   Tensor(DType dtype, std::vector<int64_t> shape);
+  /// A tensor whose contents are undefined until written: for buffers about to be overwritten whole (a copy's
+  /// destination), which then skip the zero fill.
+  static Tensor uninitialized(DType dtype, std::vector<int64_t> shape);
   /// Wraps an existing buffer of at least numel * dtype_size bytes; the shared_ptr keeps it alive.
   Tensor(DType dtype, std::vector<int64_t> shape, std::shared_ptr<void> buffer);
 

@@ -62,6 +62,7 @@ void run_each_step(Plan& plan, const StepObserver& observer, StepTimer* timer) {
 }  // namespace
 
 void run_steps(Plan& plan, const StepObserver& observer, StepTimer* timer) {
+  plan.backend->make_current();  // kernels launch on the calling thread's current device
   // Replay needs the steps as one unit: an observer or a per-step timer runs them one by one.
   const bool replay = plan.graphs && !plan.graph_off && !observer && !timer;
   if (replay && plan.recording) {
@@ -83,7 +84,7 @@ void run_steps(Plan& plan, const StepObserver& observer, StepTimer* timer) {
 
 Tensor fetch_slot(Plan& plan, int slot) {
   const Slot& s = plan.slots[slot];
-  Tensor t(s.info.dtype, s.info.shape);
+  Tensor t = Tensor::uninitialized(s.info.dtype, s.info.shape);
   plan.backend->synchronize();
   if (s.is_constant) {
     auto c = plan.graph.constants.find(s.name);

@@ -330,6 +330,7 @@ std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string,
                                  const BoundValues& bound) {
   auto plan = std::make_unique<Plan>();
   plan->backend = std::move(backend);
+  plan->backend->make_current();  // kernel factories allocate and query on the backend's device
   plan->graph = model;
   plan->onnx_nodes = model.nodes.size();
   plan->input_shapes = input_shapes;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/api/pipeline.h"
+#include "engine/backend/backend.h"
 #include "gpu_test_util.h"
 
 namespace ie::test {
@@ -112,6 +113,43 @@ TEST_CASE("pipeline on cuda: a refused batch stops the stream after the batches 
     CHECK(std::string(e.what()).find("batch 4 (starting)") != std::string::npos);
   }
   CHECK(seen == std::vector<size_t>{0, 1, 2, 3});
+}
+
+TEST_CASE("pipeline on cuda: batches split across devices equal one session's runs") {
+  IE_REQUIRE_GPU();
+  // Device 0 twice (two replicas on one GPU) always; 0 and 1 where a second GPU exists.
+  std::vector<std::vector<int>> device_lists{{0, 0}};
+  if (backend_device_count("cuda") > 1) device_lists.push_back({0, 1});
+  ModelCase ssa{"weights/ssa_dynamo.onnx", {320}};
+  auto batches = batches_for(ssa, {33, 7, 33, 33, 1, 19, 33}, 21);
+  Options single;
+  single.backend = "cuda";
+  single.precision = Precision::bf16;
+  Session reference = Engine::load(ssa.file, single).create_session();
+  std::vector<std::vector<Tensor>> want;
+  for (auto& b : batches) want.push_back(reference.run_ordered(b));
+  for (auto& devices : device_lists) {
+    CAPTURE(devices.size());
+    CAPTURE(devices.back());
+    Options options = single;
+    options.devices = devices;
+    Engine engine = Engine::load(ssa.file, options);
+    Pipeline pipeline(engine, PipelineOptions{2, 2});
+    CHECK(pipeline.devices() == 2);
+    CHECK(pipeline.sessions() == 4);
+    std::vector<size_t> seen;
+    pipeline.run(
+        [&](size_t i, TensorMap& in) {
+          if (i >= batches.size()) return false;
+          in = batches[i];
+          return true;
+        },
+        [&](size_t i, std::vector<Tensor>& outs) {
+          seen.push_back(i);
+          for (size_t k = 0; k < outs.size(); ++k) CHECK(bitwise_equal(outs[k], want[i][k]));
+        });
+    CHECK(seen.size() == batches.size());
+  }
 }
 
 }  // namespace ie::test

@@ -16,7 +16,7 @@ using namespace ie;
 namespace {
 
 // Two outputs: y = relu(x W) carries the batch; z = -x keeps x's shape.
-Engine small_engine(const std::string& backend = "cpu") {
+Engine small_engine(const std::string& backend = "cpu", std::vector<int> devices = {}) {
   test::GraphBuilder b;
   b.input("x", {-1, 4});
   b.constant("w", test::random_tensor({4, 3}, 5));
@@ -25,6 +25,7 @@ Engine small_engine(const std::string& backend = "cpu") {
   b.node("Neg", {"x"}, {"z"}, {}, "neg");
   Options options;
   options.backend = backend;
+  options.devices = std::move(devices);
   return Engine::from_graph(b.output("y").output("z").build(), options);
 }
 
@@ -202,5 +203,39 @@ TEST_CASE("batch runner: the stream of batches equals one run over every sample"
     REQUIRE(run.outputs.size() == 2);
     CHECK(bitwise_equal(run.outputs[0], whole[0]));
     CHECK(bitwise_equal(run.outputs[1], whole[1]));
+  }
+}
+
+TEST_CASE("pipeline: batches split across an engine's devices come back in order") {
+  // The host is one device (0); listing it twice gives two replicas, which exercises the split in CI.
+  Engine engine = small_engine("cpu", {0, 0});
+  CHECK(engine.device_count() == 2);
+  auto batches = batches_of({3, 1, 4, 1, 5});
+  Pipeline pipeline(engine, PipelineOptions{3, 2});
+  CHECK(pipeline.devices() == 2);
+  CHECK(pipeline.sessions() == 2);  // one per device on a synchronous backend
+  Session reference = small_engine().create_session();
+  std::vector<size_t> seen;
+  pipeline.run(reader_over(batches), [&](size_t i, std::vector<Tensor>& outs) {
+    seen.push_back(i);
+    auto want = reference.run_ordered(batches.at(i));
+    CHECK(bitwise_equal(outs[0], want[0]));
+    CHECK(bitwise_equal(outs[1], want[1]));
+  });
+  CHECK(seen == std::vector<size_t>{0, 1, 2, 3, 4});
+  CHECK_NOTHROW(engine.create_session(1));
+  CHECK_THROWS_AS(engine.create_session(2), Error);
+}
+
+TEST_CASE("engine: devices that do not exist are refused by number") {
+  for (const std::vector<int>& devices : {std::vector<int>{1}, std::vector<int>{0, 3}, std::vector<int>{-1}}) {
+    try {
+      small_engine("cpu", devices);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::Usage);
+      const std::string msg = e.what();
+      CHECK((msg.find("does not exist") != std::string::npos || msg.find("not a device number") != std::string::npos));
+    }
   }
 }

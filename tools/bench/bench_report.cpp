@@ -106,7 +106,8 @@ nlohmann::json bench_json(const BenchReport& r) {
       if (x.streamed_ms > 0)
         j["streamed"] = {{"ms_per_batch", x.streamed_ms},
                          {"throughput_samples_per_s", x.throughput_streamed()},
-                         {"in_flight", x.in_flight}};
+                         {"in_flight", x.in_flight},
+                         {"devices", x.devices}};
       j["throughput_samples_per_s"] = x.throughput();
       if (!x.profile.is_null()) j["profile"] = x.profile;
     } else {
@@ -158,6 +159,7 @@ BenchReport bench_from_json(const nlohmann::json& j, const std::string& what) {
       if (x.contains("streamed")) {
         b.streamed_ms = x["streamed"].value("ms_per_batch", 0.0);
         b.in_flight = x["streamed"].value("in_flight", 0);
+        b.devices = x["streamed"].value("devices", 1);
       }
     } else {
       b.reason = x.value("reason", "");

@@ -22,6 +22,7 @@ struct BenchResult {
   double h2d_ms = 0, compute_phase_ms = 0, d2h_ms = 0;  // medians of the end-to-end phases
   double streamed_ms = 0;  // per batch with batches in flight (ie::Pipeline), first to last output; 0: not measured
   int in_flight = 0;       // sessions the pipeline kept busy
+  int devices = 1;         // devices the streamed batches were split across
   nlohmann::json profile;                               // per-op table (--profile), else null
 
   /// Samples per second at the median latency (compute-only: the figure baselines compare); the median keeps one

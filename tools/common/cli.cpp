@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "engine/backend/backend.h"
 #include "engine/core/byte_size.h"
 #include "engine/core/parallel.h"
 
@@ -90,6 +91,32 @@ void add_threads_option(CLI::App& app, int* threads) {
             return "";
           },
           "INT"));
+}
+
+void add_devices_option(CLI::App& app, std::string* text) {
+  app.add_option("--devices", *text,
+                 "GPUs to split the batches across: all, or a list such as 0,1 (default: the "
+                 "current device)");
+}
+
+std::vector<int> devices_from_text(const std::string& text, const std::string& backend) {
+  std::vector<int> devices;
+  if (text.empty()) return devices;
+  if (text == "all") {
+    for (int d = 0; d < backend_device_count(backend); ++d) devices.push_back(d);
+    if (devices.empty()) throw Error(ErrorKind::Device, "--devices all: backend '" + backend + "' has no device here");
+    return devices;
+  }
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    auto v = as_integer(item);
+    if (!v || *v < 0 || *v > 1023)
+      throw Error(ErrorKind::Usage, "--devices: '" + item + "' is not a device number (use all, or e.g. 0,1)");
+    devices.push_back(static_cast<int>(*v));
+  }
+  if (devices.empty()) throw Error(ErrorKind::Usage, "--devices is empty (use all, or e.g. 0,1)");
+  return devices;
 }
 
 void add_max_memory_option(CLI::App& app, Limits* limits) {

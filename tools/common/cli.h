@@ -30,6 +30,12 @@ CLI::Validator at_least(int64_t min, const std::string& flag);
 /// Adds --threads N: CPU worker threads, 0 for all cores, at most 4x the hardware threads (1024 at most).
 void add_threads_option(CLI::App& app, int* threads);
 
+/// Adds --devices all|0,1 (the GPUs to split batches across) into `text`; devices_from_text() reads it once the
+/// backend is known.
+void add_devices_option(CLI::App& app, std::string* text);
+/// "" -> {} (the current device); "all" -> every device of `backend`; "0,1" -> {0, 1}. Throws Error(Usage).
+std::vector<int> devices_from_text(const std::string& text, const std::string& backend);
+
 /// Adds --max-memory SIZE (bytes, or with K, M, G, T): the most memory a model's plan may take, both the whole
 /// arena and any single tensor; sets limits->max_arena_bytes and max_tensor_bytes.
 void add_max_memory_option(CLI::App& app, Limits* limits);

@@ -7,11 +7,11 @@
 #include <mutex>
 
 #include "engine/backend/backend.h"
-#include "engine/backend/kernel_sets.h"
 #include "engine/backend/cuda/cuda_graph.h"
 #include "engine/backend/cuda/cuda_state.h"
-#include "engine/backend/cuda/pinned_stager.h"
 #include "engine/backend/cuda/cuda_step_timer.h"
+#include "engine/backend/cuda/pinned_stager.h"
+#include "engine/backend/kernel_sets.h"
 #include "engine/core/error.h"
 
 namespace ie::cuda {
@@ -23,13 +23,23 @@ CudaState& state_of(void* backend_state) {
 
 namespace {
 
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
 bool cuda_usable(std::string* reason) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     cudaGetLastError();
-    if (reason) *reason = err != cudaSuccess ? std::string("no usable CUDA device (") + cudaGetErrorString(err) + ")"
-                                             : "no CUDA device found";
+    if (reason)
+      *reason = err != cudaSuccess ? std::string("no usable CUDA device (") + cudaGetErrorString(err) + ")"
+                                   : "no CUDA device found";
     return false;
   }
   return true;
@@ -83,7 +93,12 @@ class CudaBackend : public Backend {
  public:
   CudaBackend(std::string name, const Options& options, std::shared_ptr<DeviceConstants> constants)
       : m_name(std::move(name)), m_constants(std::move(constants)) {
-    IE_CUDA_CHECK(cudaGetDevice(&m_state.device));
+    // Options::devices holds this backend's one device (Engine::Impl::new_backend), else the current one.
+    if (options.devices.empty())
+      IE_CUDA_CHECK(cudaGetDevice(&m_state.device));
+    else
+      m_state.device = options.devices[0];
+    make_current();
     IE_CUDA_CHECK(cudaGetDeviceProperties(&m_state.props, m_state.device));
     IE_CUDA_CHECK(cudaStreamCreateWithFlags(&m_state.stream, cudaStreamNonBlocking));
     IE_CUDA_CHECK(cublasCreate(&m_state.cublas));
@@ -92,10 +107,12 @@ class CudaBackend : public Backend {
     IE_CUDA_CHECK(cudnnCreate(&m_state.cudnn));
     IE_CUDA_CHECK(cudnnSetStream(m_state.cudnn, m_state.stream));
     m_state.precision = options.precision;
-    IE_CUDA_CHECK(cublasSetMathMode(m_state.cublas, m_state.tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
+    IE_CUDA_CHECK(
+        cublasSetMathMode(m_state.cublas, m_state.tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
     m_stager = std::make_unique<PinnedStager>(m_state.stream);
   }
   ~CudaBackend() override {
+    cudaSetDevice(m_state.device);
     m_stager.reset();
     if (m_state.cudnn) cudnnDestroy(m_state.cudnn);
     if (m_state.cublaslt) cublasLtDestroy(m_state.cublaslt);
@@ -103,37 +120,61 @@ class CudaBackend : public Backend {
     if (m_state.stream) cudaStreamDestroy(m_state.stream);
   }
   std::string name() const override { return m_name; }
+  void make_current() override { IE_CUDA_CHECK(cudaSetDevice(m_state.device)); }
   void* allocate(size_t bytes) override {
+    make_current();
     void* p = nullptr;
     IE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
     return p;
   }
-  void deallocate(void* p) override { cudaFree(p); }
-  const void* constant_data(const Tensor& t) override { return m_constants->get(t); }
-  void copy_in(void* dst, const void* src, size_t bytes) override { m_stager->to_device(dst, src, bytes); }
-  void copy_out(void* dst, const void* src, size_t bytes) override { m_stager->to_host(dst, src, bytes); }
+  void deallocate(void* p) override {
+    cudaSetDevice(m_state.device);
+    cudaFree(p);
+  }
+  const void* constant_data(const Tensor& t) override {
+    make_current();
+    return m_constants->get(t);
+  }
+  void copy_in(void* dst, const void* src, size_t bytes) override {
+    make_current();
+    m_stager->to_device(dst, src, bytes);
+  }
+  void copy_out(void* dst, const void* src, size_t bytes) override {
+    make_current();
+    m_stager->to_host(dst, src, bytes);
+  }
   std::shared_ptr<void> allocate_host(size_t bytes) override {
+    make_current();
     void* p = nullptr;
     IE_CUDA_CHECK(cudaMallocHost(&p, bytes ? bytes : 1));
     return std::shared_ptr<void>(p, [](void* q) { cudaFreeHost(q); });
   }
   void copy_device(void* dst, const void* src, size_t bytes) override {
+    make_current();
     if (bytes) IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_state.stream));
   }
   void synchronize() override { IE_CUDA_CHECK(cudaStreamSynchronize(m_state.stream)); }
   bool asynchronous() const override { return true; }
-  std::unique_ptr<Fence> fence() override { return std::make_unique<EventFence>(m_state.stream); }
+  std::unique_ptr<Fence> fence() override {
+    make_current();
+    return std::make_unique<EventFence>(m_state.stream);
+  }
   bool page_locked(const void* host) const override { return PinnedStager::is_pinned(host); }
   void copy_out_async(void* dst, const void* src, size_t bytes) override {
+    make_current();
     if (bytes && PinnedStager::is_pinned(dst))
       IE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, m_state.stream));
     else
       m_stager->to_host(dst, src, bytes);
   }
   std::unique_ptr<CapturedWork> capture(const std::function<void()>& work) override {
+    make_current();
     return capture_graph(m_state.stream, work);
   }
-  std::unique_ptr<StepTimer> make_step_timer() override { return make_event_step_timer(m_state.stream); }
+  std::unique_ptr<StepTimer> make_step_timer() override {
+    make_current();
+    return make_event_step_timer(m_state.stream);
+  }
   std::unique_ptr<StepTimer> make_step_annotator() override { return make_nvtx_annotator(); }
   std::string device_name() const override { return m_state.props.name; }
   std::vector<std::pair<std::string, std::string>> device_info() const override { return cuda_device_info(m_state); }
@@ -157,7 +198,8 @@ std::shared_ptr<DeviceConstants> shared_constants(std::shared_ptr<void>* engine_
 
 IE_REGISTER_BACKEND(cuda_reference) {
   register_backend(
-      kernel_set::kCudaReference, BackendTraits{{kernel_set::kCudaReference}, {Precision::fp32, Precision::tf32}},
+      kernel_set::kCudaReference,
+      BackendTraits{{kernel_set::kCudaReference}, {Precision::fp32, Precision::tf32}, cuda_device_count},
       [](const Options& o, std::shared_ptr<void>* slot) {
         return std::make_shared<CudaBackend>(kernel_set::kCudaReference, o, shared_constants(slot));
       },
@@ -168,7 +210,8 @@ IE_REGISTER_BACKEND(cuda_reference) {
 // nodes the fused set declines, in the same arena and stream.
 IE_REGISTER_BACKEND(cuda_fused) {
   register_backend(
-      kernel_set::kCuda, BackendTraits{{kernel_set::kCuda, kernel_set::kCudaReference}, all_precisions()},
+      kernel_set::kCuda,
+      BackendTraits{{kernel_set::kCuda, kernel_set::kCudaReference}, all_precisions(), cuda_device_count},
       [](const Options& o, std::shared_ptr<void>* slot) {
         return std::make_shared<CudaBackend>(kernel_set::kCuda, o, shared_constants(slot));
       },
