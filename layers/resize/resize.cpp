@@ -21,7 +21,9 @@ std::vector<double> constant_floats(const InferContext& ctx, size_t i, const cha
   return v;
 }
 
-bool given(const InferContext& ctx, size_t i) { return ctx.has_input(i) && !ctx.input(i).shape.empty() && checked_numel(ctx.input(i).shape) > 0; }
+bool given(const InferContext& ctx, size_t i) {
+  return ctx.has_input(i) && !ctx.input(i).shape.empty() && checked_numel(ctx.input(i).shape) > 0;
+}
 
 }  // namespace
 
@@ -31,10 +33,14 @@ ResizeSetup resolve_resize(const InferContext& ctx) {
   s.in = ctx.input(0).shape;
   const size_t r = s.in.size();
   const std::string mode = a.get_string("mode", "nearest");
-  if (mode == "nearest") s.mode = ResizeMode::Nearest;
-  else if (mode == "linear") s.mode = ResizeMode::Linear;
-  else if (mode == "cubic" && ctx.opset() >= 11) s.mode = ResizeMode::Cubic;
-  else ctx.fail("mode '", mode, "' is not supported (expected nearest, linear or cubic)");
+  if (mode == "nearest")
+    s.mode = ResizeMode::Nearest;
+  else if (mode == "linear")
+    s.mode = ResizeMode::Linear;
+  else if (mode == "cubic" && ctx.opset() >= 11)
+    s.mode = ResizeMode::Cubic;
+  else
+    ctx.fail("mode '", mode, "' is not supported (expected nearest, linear or cubic)");
   ctx.expect(a.get_int("antialias", 0) == 0, "antialias = 1 is not supported");
   if (ctx.opset() < 11) {
     s.transform = "asymmetric";
@@ -72,7 +78,8 @@ ResizeSetup resolve_resize(const InferContext& ctx) {
     if (policy != "stretch") {
       ctx.expect(policy == "not_larger" || policy == "not_smaller", "unknown keep_aspect_ratio_policy '", policy, "'");
       double scale = s.scales[axes[0]];
-      for (auto ax : axes) scale = policy == "not_larger" ? std::min(scale, s.scales[ax]) : std::max(scale, s.scales[ax]);
+      for (auto ax : axes)
+        scale = policy == "not_larger" ? std::min(scale, s.scales[ax]) : std::max(scale, s.scales[ax]);
       for (auto ax : axes) {
         s.scales[ax] = scale;
         const double out = scale * static_cast<double>(s.in[ax]) + 0.5;
@@ -204,6 +211,45 @@ std::vector<std::vector<Taps>> axis_taps(const ResizeSetup& s) {
     if (!identity) taps[d] = std::move(td);
   }
   return taps;
+}
+
+bool resize_as_planes(const ResizeSetup& s, ResizePlanes* planes) {
+  const std::vector<std::vector<Taps>> taps = axis_taps(s);
+  const size_t r = s.in.size();
+  auto identity = [](const std::vector<Taps>& t) {
+    for (size_t i = 0; i < t.size(); ++i) {
+      double w = 0;
+      for (int k = 0; k < t[i].count; ++k)
+        if (t[i].index[k] == static_cast<int64_t>(i))
+          w += t[i].weight[k];
+        else if (t[i].weight[k] != 0)
+          return false;
+      if (t[i].extrapolate || w != 1.0) return false;
+    }
+    return true;
+  };
+  for (size_t d = 0; d + 2 < r; ++d)
+    if (!taps[d].empty() && !identity(taps[d])) return false;
+  ResizePlanes p;
+  p.planes = r >= 2 ? numel_range(s.in, 0, r - 2) : 1;
+  p.in_h = r >= 2 ? s.in[r - 2] : 1;
+  p.in_w = r >= 1 ? s.in[r - 1] : 1;
+  p.out_h = r >= 2 ? s.out[r - 2] : 1;
+  p.out_w = r >= 1 ? s.out[r - 1] : 1;
+  auto of_axis = [&](int64_t d, int64_t size) {
+    if (d >= 0 && !taps[static_cast<size_t>(d)].empty()) return taps[static_cast<size_t>(d)];
+    std::vector<Taps> same(static_cast<size_t>(size));
+    for (int64_t y = 0; y < size; ++y) {
+      same[static_cast<size_t>(y)].count = 1;
+      same[static_cast<size_t>(y)].index[0] = y;
+      same[static_cast<size_t>(y)].weight[0] = 1;
+    }
+    return same;
+  };
+  p.rows = of_axis(static_cast<int64_t>(r) - 2, p.out_h);
+  p.cols = of_axis(static_cast<int64_t>(r) - 1, p.out_w);
+  *planes = std::move(p);
+  return true;
 }
 
 namespace {

@@ -39,4 +39,14 @@ Taps taps_of(const ResizeSetup& s, size_t d, int64_t y);
 /// Per dim: the taps of every output position, or an empty list when the dim is left unchanged.
 std::vector<std::vector<Taps>> axis_taps(const ResizeSetup& s);
 
+/// A resize that changes at most the last two dims, as a 2-D resize of `planes` planes: [in_h, in_w] ->
+/// [out_h, out_w], with each output row's and column's taps (identity taps where that dim is unchanged).
+struct ResizePlanes {
+  int64_t planes = 1, in_h = 1, in_w = 1, out_h = 1, out_w = 1;
+  std::vector<Taps> rows, cols;
+};
+/// False when a dim before the last two changes (a leading axis whose taps read each index back with weight 1,
+/// e.g. a length-1 axis under pytorch_half_pixel, counts as unchanged).
+bool resize_as_planes(const ResizeSetup& s, ResizePlanes* planes);
+
 }  // namespace ie

@@ -1,0 +1,58 @@
+// Resize on the fused "cuda" kernel set: the plane kernel of resize_planes.cuh for float32, float16 and bfloat16
+// (so that in fp16/bf16 modes the ConvNet's pre-processing needs no casts around it). Declines, with the reason,
+// resizes of other dims than the last two and planes larger than its shared memory; the reference set then runs
+// the node.
+#include <algorithm>
+#include <memory>
+
+#include "engine/backend/cuda/cuda_check.h"
+#include "engine/registry/op_def.h"
+#include "layers/common/cuda_util.cuh"
+#include "layers/common/init_context.h"
+#include "layers/resize/resize_planes.cuh"
+#include "layers/resize/resize_setup.h"
+#include "layers/resize/resize_tap_table.h"
+
+namespace ie {
+namespace {
+
+std::unique_ptr<Kernel> make_resize_fused(const KernelInit& init) {
+  const DType t = init.inputs[0].dtype;
+  if (t != DType::Float32 && t != DType::Float16 && t != DType::BFloat16)
+    return init.decline("element type ", dtype_name(t), " (the kernel takes float32, float16 and bfloat16)");
+  const ResizeSetup s = resolve_resize(InitContext(init).ctx);
+  ResizePlanes planes;
+  if (!resize_as_planes(s, &planes)) return init.decline("a resize of other dims than the last two");
+  if (planes.in_h * planes.in_w > rsz::kMaxPlaneElements)
+    return init.decline("input planes of ", planes.in_h, "x", planes.in_w, " (more than ", rsz::kMaxPlaneElements,
+                        " elements do not fit its shared memory)");
+  if (std::max(planes.out_h, planes.out_w) > INT32_MAX) return init.decline("output planes over 2^31 - 1 rows");
+  cudaStream_t stream = cuda::state_of(init.backend_state).stream;
+  auto rows = std::make_shared<cuda::TapTable>(planes.rows, stream);
+  auto cols = std::make_shared<cuda::TapTable>(planes.cols, stream);
+  rsz::Params p;
+  p.planes = planes.planes;
+  p.in_h = static_cast<int>(planes.in_h);
+  p.in_w = static_cast<int>(planes.in_w);
+  p.out_h = static_cast<int>(planes.out_h);
+  p.out_w = static_cast<int>(planes.out_w);
+  p.rows = rows->data();
+  p.cols = cols->data();
+  p.extrapolation = static_cast<float>(s.extrapolation);
+  std::unique_ptr<Kernel> k;
+  cuda::dispatch_device<float, __half, __nv_bfloat16>(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    k = make_kernel([p, rows, cols](KernelContext& ctx) mutable {
+      p.in = ctx.inputs[0].data;
+      p.out = ctx.outputs[0].data;
+      IE_CUDA_CHECK(rsz::launch<T>(p, cuda::stream_of(ctx)));
+    });
+  });
+  return k;
+}
+
+}  // namespace
+
+IE_REGISTER_OPS(resize_fused) { OpRegistry::get().add_kernel("", "Resize", kernel_set::kCuda, make_resize_fused); }
+
+}  // namespace ie
