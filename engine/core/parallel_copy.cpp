@@ -8,8 +8,9 @@
 namespace ie {
 
 namespace {
-// Below this a single memcpy beats waking the worker threads.
-constexpr size_t kParallelCopyGrain = size_t(1) << 20;
+// Below this a single memcpy beats waking the worker threads; 2 MB also matches a huge page, so that no two
+// threads fault on the same page of a fresh destination.
+constexpr size_t kParallelCopyGrain = size_t(2) << 20;
 }  // namespace
 
 void parallel_copy(void* dst, const void* src, size_t bytes) {

@@ -23,10 +23,12 @@ std::unique_ptr<Kernel> make_resize_fused(const KernelInit& init) {
   const ResizeSetup s = resolve_resize(InitContext(init).ctx);
   ResizePlanes planes;
   if (!resize_as_planes(s, &planes)) return init.decline("a resize of other dims than the last two");
-  if (planes.in_h * planes.in_w > rsz::kMaxPlaneElements)
-    return init.decline("input planes of ", planes.in_h, "x", planes.in_w, " (more than ", rsz::kMaxPlaneElements,
-                        " elements do not fit its shared memory)");
-  if (std::max(planes.out_h, planes.out_w) > INT32_MAX) return init.decline("output planes over 2^31 - 1 rows");
+  if (std::max({planes.in_h, planes.in_w, planes.out_h, planes.out_w}) > 65536 ||
+      rsz::shared_bytes(static_cast<int>(planes.in_h), static_cast<int>(planes.in_w), static_cast<int>(planes.out_h)) >
+          rsz::kMaxSharedBytes)
+    return init.decline("input planes of ", planes.in_h, "x", planes.in_w, " into ", planes.out_h,
+                        " rows (the plane and the row taps must fit its ", rsz::kMaxSharedBytes / 1024,
+                        " KiB of shared memory)");
   cudaStream_t stream = cuda::state_of(init.backend_state).stream;
   auto rows = std::make_shared<cuda::TapTable>(planes.rows, stream);
   auto cols = std::make_shared<cuda::TapTable>(planes.cols, stream);

@@ -3,9 +3,10 @@
 // weights, computed at plan time; count -1 marks an extrapolated position). Float32, float16 and bfloat16 in and
 // out, float arithmetic in the order of the reference kernel (along W for each H tap, then along H).
 //
-// Warps take output rows and lanes take columns, so stores coalesce without any index division; a lane keeps its
-// column's taps in registers across the rows. Memory-bound: the floor is the output written once (the ConvNet's
-// 28x28 -> 86x86 writes 9.4x what it reads). Depends on CUDA alone, like the other kernel headers.
+// Warps take output rows and lanes take columns, so stores coalesce without any index division; the row taps sit
+// in shared memory (one broadcast per row), a lane keeps its columns' taps in registers across rows and planes.
+// Memory-bound: the floor is the output written once (the ConvNet's 28x28 -> 86x86 writes 9.4x what it reads). Depends
+// on CUDA alone, like the other kernel headers.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -62,51 +63,73 @@ __device__ __forceinline__ float interpolate(const DevTaps& ty, const DevTaps& t
 }
 
 constexpr int kThreads = 256;
-// A plane staged as float in the default 48 KiB of shared memory; larger planes go to the reference kernel.
-constexpr int kMaxPlaneElements = 48 * 1024 / 4;
+// Output columns a lane keeps the taps of in registers (lane, lane + 32, ...): rows up to 128 wide; wider ones
+// read their column taps from memory per output.
+constexpr int kLaneColumns = 4;
 
-template <class T>
+/// Shared memory one CTA uses: its plane as float, then the row taps.
+inline size_t shared_bytes(int in_h, int in_w, int out_h) {
+  return static_cast<size_t>(in_h) * in_w * sizeof(float) + static_cast<size_t>(out_h) * sizeof(DevTaps);
+}
+// Within the default 48 KiB (no opt-in); larger planes go to the reference kernel.
+constexpr size_t kMaxSharedBytes = 48 * 1024;
+
+// kCols > 0: out_w <= 32 * kCols and each lane holds its columns' taps in registers.
+template <class T, int kCols>
 __global__ void __launch_bounds__(kThreads) resize_planes_kernel(Params p) {
-  extern __shared__ float plane[];
+  extern __shared__ float shared[];
   const int in_hw = p.in_h * p.in_w;
+  float* plane = shared;
+  // The row taps sit after the plane, 4-byte aligned like DevTaps.
+  DevTaps* rows = reinterpret_cast<DevTaps*>(shared + in_hw);
+  for (int y = static_cast<int>(threadIdx.x); y < p.out_h; y += static_cast<int>(blockDim.x)) rows[y] = p.rows[y];
   const int64_t out_hw = static_cast<int64_t>(p.out_h) * p.out_w;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int warps = static_cast<int>(blockDim.x) / 32;
+  DevTaps cols[kCols > 0 ? kCols : 1];
+#pragma unroll
+  for (int c = 0; c < kCols; ++c)
+    if (lane + 32 * c < p.out_w) cols[c] = p.cols[lane + 32 * c];
   for (int64_t q = blockIdx.x; q < p.planes; q += gridDim.x) {
     const T* src = static_cast<const T*>(p.in) + q * in_hw;
-    __syncthreads();  // every reader of the previous plane is done
+    __syncthreads();  // every reader of the previous plane is done (and, the first time, the row taps are in)
     for (int i = static_cast<int>(threadIdx.x); i < in_hw; i += static_cast<int>(blockDim.x))
       plane[i] = dev::to_float(src[i]);
     __syncthreads();
     T* dst = static_cast<T*>(p.out) + q * out_hw;
-    for (int x = lane; x < p.out_w; x += 32) {
-      const DevTaps tx = p.cols[x];
-      for (int y = warp; y < p.out_h; y += warps) {
-        const DevTaps& ty = p.rows[y];
-        const float acc = interpolate(ty, tx, p.extrapolation, [&](int iy, int ix) { return plane[iy * p.in_w + ix]; });
-        dst[static_cast<int64_t>(y) * p.out_w + x] = dev::from_float<T>(acc);
+    auto at = [&](int iy, int ix) { return plane[iy * p.in_w + ix]; };
+    for (int y = warp; y < p.out_h; y += warps) {
+      const DevTaps ty = rows[y];  // the same for the whole warp: a broadcast
+      T* out_row = dst + static_cast<int64_t>(y) * p.out_w;
+      if constexpr (kCols > 0) {
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) {
+          const int x = lane + 32 * c;
+          if (x < p.out_w) out_row[x] = dev::from_float<T>(interpolate(ty, cols[c], p.extrapolation, at));
+        }
+      } else {
+        for (int x = lane; x < p.out_w; x += 32)
+          out_row[x] = dev::from_float<T>(interpolate(ty, p.cols[x], p.extrapolation, at));
       }
     }
   }
 }
 
-/// Shared memory one CTA stages its plane in.
-inline int plane_bytes(const Params& p) { return p.in_h * p.in_w * static_cast<int>(sizeof(float)); }
-
-/// Launches on `stream` with as many CTAs as fit on the device at once (each then loops over planes).
+/// Launches on `stream` with as many CTAs as fit on the device at once (each then loops over planes). The caller
+/// has checked shared_bytes() against kMaxSharedBytes.
 template <class T>
 cudaError_t launch(const Params& p, cudaStream_t stream) {
   if (p.planes == 0 || p.out_h == 0 || p.out_w == 0) return cudaSuccess;
-  const int smem = plane_bytes(p);
+  const int smem = static_cast<int>(shared_bytes(p.in_h, p.in_w, p.out_h));
+  auto kernel = p.out_w <= 32 * kLaneColumns ? resize_planes_kernel<T, kLaneColumns> : resize_planes_kernel<T, 0>;
   dev::DeviceLimits limits;
   cudaError_t err = dev::device_limits(&limits);
   int per_sm = 0;
-  if (err == cudaSuccess)
-    err = dev::resident_blocks(resize_planes_kernel<T>, kThreads, smem, limits.smem_optin, &per_sm);
+  if (err == cudaSuccess) err = dev::resident_blocks(kernel, kThreads, smem, limits.smem_optin, &per_sm);
   if (err != cudaSuccess) return err;
   const int64_t resident = static_cast<int64_t>(limits.sms) * (per_sm > 0 ? per_sm : 1);
   const unsigned grid = static_cast<unsigned>(p.planes < resident ? p.planes : resident);
-  resize_planes_kernel<T><<<grid, kThreads, smem, stream>>>(p);
+  kernel<<<grid, kThreads, smem, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -51,6 +51,7 @@ TEST_CASE("cuda Resize (fused set) matches the CPU in every precision") {
       {"linear", "pytorch_half_pixel", {2, 5, 9}, {2, 7, 1}, {}},
       {"nearest", "asymmetric", {2, 3, 13, 17}, {2, 3, 31, 8}, {}},
       {"nearest", "half_pixel", {3, 1, 5, 4}, {3, 1, 33, 65}, {}},
+      {"linear", "half_pixel", {1, 2, 6, 50}, {1, 2, 7, 200}, {}},  // wider than a warp's register columns
       {"cubic", "half_pixel", {1, 2, 11, 14}, {1, 2, 25, 9}, {}},
       {"linear", "tf_crop_and_resize", {2, 2, 10, 12}, {2, 2, 15, 7}, {0, 0, -0.2f, 0.1f, 1, 1, 1.3f, 0.9f}},
   };

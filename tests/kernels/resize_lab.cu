@@ -82,7 +82,7 @@ int validate() {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(0.f, 1.f);
   for (const Shape& s : {Shape{1, 28, 28, 86, 86}, Shape{7, 28, 28, 86, 86}, Shape{13, 17, 23, 9, 11},
-                         Shape{3, 5, 4, 33, 65}, Shape{2, 1, 9, 1, 40}})
+                         Shape{3, 5, 4, 33, 65}, Shape{2, 1, 9, 1, 40}, Shape{3, 9, 40, 5, 300}})
     for (DT t : {DT::F32, DT::F16, DT::BF16}) {
       Setup st(s, t);
       std::vector<float> x(s.planes * s.in_h * s.in_w);

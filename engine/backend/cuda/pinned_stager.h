@@ -1,5 +1,7 @@
 // Host <-> device copies of pageable memory through two pinned chunks, so that the host copy of one chunk overlaps
-// the DMA of the other (double buffering). Pinned (page-locked) host memory is copied directly.
+// the DMA of the other (double buffering); the host copies run on every worker thread (parallel_copy), and a chunk
+// of 32 MB gives each of 16 threads its own 2 MB page of a fresh destination to fault in. Pinned (page-locked)
+// host memory is copied directly.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +12,7 @@ namespace ie::cuda {
 
 class PinnedStager {
  public:
-  explicit PinnedStager(cudaStream_t stream, size_t chunk_bytes = size_t(8) << 20);
+  explicit PinnedStager(cudaStream_t stream, size_t chunk_bytes = size_t(32) << 20);
   ~PinnedStager();
   PinnedStager(const PinnedStager&) = delete;
   PinnedStager& operator=(const PinnedStager&) = delete;
