@@ -24,10 +24,10 @@ std::unique_ptr<Kernel> make_resize_fused(const KernelInit& init) {
   ResizePlanes planes;
   if (!resize_as_planes(s, &planes)) return init.decline("a resize of other dims than the last two");
   if (std::max({planes.in_h, planes.in_w, planes.out_h, planes.out_w}) > 65536 ||
-      rsz::shared_bytes(static_cast<int>(planes.in_h), static_cast<int>(planes.in_w), static_cast<int>(planes.out_h)) >
-          rsz::kMaxSharedBytes)
-    return init.decline("input planes of ", planes.in_h, "x", planes.in_w, " into ", planes.out_h,
-                        " rows (the plane and the row taps must fit its ", rsz::kMaxSharedBytes / 1024,
+      rsz::shared_bytes(static_cast<int>(planes.in_h), static_cast<int>(planes.in_w), static_cast<int>(planes.out_h),
+                        static_cast<int>(planes.out_w)) > rsz::kMaxSharedBytes)
+    return init.decline("input planes of ", planes.in_h, "x", planes.in_w, " into ", planes.out_h, "x", planes.out_w,
+                        " (the plane, its rows resampled and the row taps must fit ", rsz::kMaxSharedBytes / 1024,
                         " KiB of shared memory)");
   cudaStream_t stream = cuda::state_of(init.backend_state).stream;
   auto rows = std::make_shared<cuda::TapTable>(planes.rows, stream);
