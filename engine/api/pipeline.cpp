@@ -275,14 +275,34 @@ Tensor Pipeline::allocate_host_tensor(DType dtype, std::vector<int64_t> shape) {
 }
 
 void Pipeline::prepare(const std::vector<TensorMap>& examples) {
-  for (auto& lane : m_impl->lanes)
+  auto prepare_lane = [&examples](Lane& lane) {
     for (auto& inputs : examples) {
-      lane->session.impl()->plan_for(inputs);
+      lane.session.impl()->plan_for(inputs);
       // A device's first runs search algorithms and record the CUDA graph (on the second); a host backend has
       // no first-use work beyond the plan.
-      if (lane->backend().asynchronous())
-        for (int k = 0; k < 2; ++k) lane->session.run_ordered(inputs);
+      if (lane.backend().asynchronous())
+        for (int k = 0; k < 2; ++k) lane.session.run_ordered(inputs);
     }
+  };
+  auto& lanes = m_impl->lanes;
+  if (lanes.size() == 1 || !lanes[0]->backend().asynchronous()) {
+    for (auto& lane : lanes) prepare_lane(*lane);
+    return;
+  }
+  // Sessions are independent (own stream, handles, arena): they plan and warm up at once, each on a thread.
+  std::vector<std::exception_ptr> errors(lanes.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < lanes.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        prepare_lane(*lanes[i]);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 PipelineStats Pipeline::run(const BatchReader& read, const BatchSink& done, const BatchDestination& destination) {
