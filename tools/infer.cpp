@@ -11,11 +11,11 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
-#include <sstream>
-#include <thread>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
 #include "engine/api/model_config.h"
 #include "engine/backend/backend.h"
@@ -34,6 +34,10 @@ using ie::Error;
 using ie::ErrorKind;
 
 namespace {
+
+// When main() began: the JSON's main_s says how much of the process's wall time the tool itself accounts for
+// (the rest is loading the shared libraries before main and tearing CUDA down after it).
+std::chrono::steady_clock::time_point g_main_started;
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -71,11 +75,13 @@ std::vector<std::string> output_paths(const std::string& output, const std::vect
 // surprise whatever reads it. `shape` is the first output's (declared dims before the run: -1 when symbolic).
 void check_top_k(int64_t k, const std::vector<int64_t>& shape, const std::string& output) {
   if (k <= 0) return;
-  if (shape.empty()) throw Error(ErrorKind::Usage, "--top-k needs class scores, but output '" + output + "' is a scalar");
+  if (shape.empty())
+    throw Error(ErrorKind::Usage, "--top-k needs class scores, but output '" + output + "' is a scalar");
   const int64_t classes = shape.back();
   if (classes >= 0 && k > classes)
     throw Error(ErrorKind::Usage, "--top-k " + std::to_string(k) + " is more than the " + std::to_string(classes) +
-                                      " classes of output '" + output + "' (use at most " + std::to_string(classes) + ")");
+                                      " classes of output '" + output + "' (use at most " + std::to_string(classes) +
+                                      ")");
 }
 
 void write_top_k(const std::string& path, const ie::Tensor& probs, int64_t k, const std::vector<std::string>& classes) {
@@ -194,7 +200,8 @@ int run(const Args& a) {
   report["seconds"] = run.seconds;
   report["read_s"] = read_s;
   report["setup_s"] = setup_s;
-  report["setup_phases_s"] = {{"device_start", device_start_s}, {"read_and_load", load_s - device_start_s},
+  report["setup_phases_s"] = {{"device_start", device_start_s},
+                              {"read_and_load", load_s - device_start_s},
                               {"plan_and_warm_up", setup_s - load_s}};
   report["run_s"] = run.seconds;
   report["in_flight"] = pipeline.sessions();
@@ -202,16 +209,23 @@ int run(const Args& a) {
   report["samples_per_s"] = run.seconds > 0 ? run.samples / run.seconds : 0.0;
 
   std::cout << "model: " << report["model"].get<std::string>() << "\n";
-  std::cout << "backend: " << engine->backend() << (engine->backend() == "cpu" ? " (threads " + std::to_string(a.threads > 0 ? a.threads : static_cast<int>(std::thread::hardware_concurrency())) + ")" : "")
+  std::cout << "backend: " << engine->backend()
+            << (engine->backend() == "cpu"
+                    ? " (threads " +
+                          std::to_string(a.threads > 0 ? a.threads
+                                                       : static_cast<int>(std::thread::hardware_concurrency())) +
+                          ")"
+                    : "")
             << ", precision " << a.precision << "\n";
   std::cout << "samples: " << run.samples << " in " << run.batches << " batch" << (run.batches > 1 ? "es" : "")
             << " of up to " << report["batch_size"].get<int64_t>() << "\n";
   std::cout << std::fixed << std::setprecision(1) << "throughput: " << report["samples_per_s"].get<double>()
             << " samples/s (" << std::setprecision(3) << run.seconds << " s)\n";
-  std::cout << std::setprecision(3) << "time: setup " << setup_s << " s (of which reading the input " << read_s
-            << " s" << (a.config.empty() || engine->backend() == "cpu" ? "" : ", alongside the device start") << "), run " << run.seconds << " s ("
-            << pipeline.sessions() << " batch" << (pipeline.sessions() > 1 ? "es" : "") << " in flight"
-            << (pipeline.devices() > 1 ? " on " + std::to_string(pipeline.devices()) + " devices" : "") << ")\n";
+  std::cout << std::setprecision(3) << "time: setup " << setup_s << " s (of which reading the input " << read_s << " s"
+            << (a.config.empty() || engine->backend() == "cpu" ? "" : ", alongside the device start") << "), run "
+            << run.seconds << " s (" << pipeline.sessions() << " batch" << (pipeline.sessions() > 1 ? "es" : "")
+            << " in flight" << (pipeline.devices() > 1 ? " on " + std::to_string(pipeline.devices()) + " devices" : "")
+            << ")\n";
 
   int code = 0;
   if (!a.labels.empty()) {
@@ -246,9 +260,11 @@ int run(const Args& a) {
   staged.publish();
   report["write_s"] = seconds_since(writing);
   for (size_t i = 0; i < paths.size(); ++i)
-    std::cout << "wrote " << outs[i].name << " " << ie::shape_to_string(run.outputs[i].shape()) << " -> " << paths[i] << "\n";
+    std::cout << "wrote " << outs[i].name << " " << ie::shape_to_string(run.outputs[i].shape()) << " -> " << paths[i]
+              << "\n";
   for (size_t i = 0; i < run.outputs.size(); ++i)
-    files.push_back({{"name", outs[i].name}, {"file", paths.empty() ? nullptr : nlohmann::json(paths[i])},
+    files.push_back({{"name", outs[i].name},
+                     {"file", paths.empty() ? nullptr : nlohmann::json(paths[i])},
                      {"shape", run.outputs[i].shape()}});
   report["outputs"] = files;
   if (!top_k_path.empty()) {
@@ -263,6 +279,7 @@ int run(const Args& a) {
     ie::Session session = engine->create_session();
     report["profile"] = ie::cli::run_profile_pass(session, first, opts, a.profile_pass, std::cout);
   }
+  report["main_s"] = seconds_since(g_main_started);
   if (a.json) std::cout << report.dump() << std::endl;
   return code;
 }
@@ -270,12 +287,14 @@ int run(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  g_main_started = std::chrono::steady_clock::now();
   CLI::App app{"Run a model on batches of samples from files"};
   Args a;
   app.add_option("--config", a.config, "model config (YAML): model, pre-processing, class names");
   app.add_option("--model", a.model, "any ONNX model");
   app.add_option("--form", a.form, "with --config: which export to run, legacy or dynamo");
-  app.add_option("--input,-i", a.inputs, "input file (.npy, IDX(.gz), raw); NAME=PATH for multi-input models")->required();
+  app.add_option("--input,-i", a.inputs, "input file (.npy, IDX(.gz), raw); NAME=PATH for multi-input models")
+      ->required();
   app.add_option("--shape", a.shapes, "shape of a raw input: 2x3x4 or NAME=2x3x4");
   app.add_option("--dtype", a.dtypes, "dtype of a raw input: float32 or NAME=float32");
   app.add_option("--output,-o", a.output, "output .npy/.csv (single-output models) or folder");
@@ -285,8 +304,10 @@ int main(int argc, char** argv) {
   app.add_option("--top-k", a.top_k,
                  "write the k best classes per sample as CSV beside the output (k at most the class count)")
       ->check(ie::cli::at_least(1, "--top-k"));
-  app.add_option("--backend", a.backend, "cpu | cuda | cuda-reference | auto")->check(CLI::IsMember({"cpu", "cuda", "cuda-reference", "auto"}));
-  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  app.add_option("--backend", a.backend, "cpu | cuda | cuda-reference | auto")
+      ->check(CLI::IsMember({"cpu", "cuda", "cuda-reference", "auto"}));
+  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
   app.add_option("--batch-size,-b", a.batch_size, "samples per batch (default: the config's, else all)")
       ->check(ie::cli::at_least(1, "--batch-size"));
   app.add_option("--in-flight", a.in_flight, "batches on the GPU at once: the next one uploads while one computes")
@@ -300,10 +321,12 @@ int main(int argc, char** argv) {
   app.add_flag("--profile", a.profile, "per-op timing of the first batch (separate pass after the headline run)");
   app.add_option("--profile-json", a.profile_pass.json_path, "write the per-op profile as JSON (implies --profile)");
   app.add_option("--profile-csv", a.profile_pass.csv_path, "write the per-op profile as CSV (implies --profile)");
-  app.add_option("--profile-iterations", a.profile_pass.iterations, "timed runs per step (median)")->check(ie::cli::at_least(1, "--profile-iterations"));
+  app.add_option("--profile-iterations", a.profile_pass.iterations, "timed runs per step (median)")
+      ->check(ie::cli::at_least(1, "--profile-iterations"));
   app.add_option("--profile-warmup", a.profile_pass.warmup, "untimed runs before profiling")
       ->check(ie::cli::at_least(0, "--profile-warmup"));
-  app.add_flag("--remeasure-peaks", a.profile_pass.remeasure_peaks, "measure the device peaks again (ignore the cache)");
+  app.add_flag("--remeasure-peaks", a.profile_pass.remeasure_peaks,
+               "measure the device peaks again (ignore the cache)");
   IE_CLI_PARSE(app, argc, argv);
   return ie::cli::guarded_main("infer", [&] { return run(a); });
 }

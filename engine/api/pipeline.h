@@ -34,7 +34,7 @@ struct PipelineOptions {
 /// What a run did; `seconds` spans the first read to the last output handed back.
 struct PipelineStats {
   size_t batches = 0;
-  int64_t samples = 0;  // dimension 0 of the first graph input, summed over the batches
+  int64_t samples = 0;  // dimension 0 of the inputs (the first by name), summed over the batches
   double seconds = 0;
   double reader_wait_s = 0;  // time the device side waited for the reader (reading is the bottleneck if large)
 };

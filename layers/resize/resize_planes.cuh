@@ -61,6 +61,8 @@ constexpr int kThreads = 256;
 // Output columns a lane keeps the taps of in registers (lane, lane + 32, ...): rows up to 128 wide; wider ones
 // read their column taps from memory per output.
 constexpr int kLaneColumns = 4;
+// Input elements per thread prefetched in registers: planes up to 4 x 256 = 1024 elements (32x32).
+constexpr int kPrefetch = 4;
 
 /// Shared memory one CTA uses: its plane as float, the plane's rows resampled along W, then the row taps.
 inline size_t shared_bytes(int in_h, int in_w, int out_h, int out_w) {
@@ -99,12 +101,34 @@ __global__ void __launch_bounds__(kThreads) resize_planes_kernel(Params p) {
       for (int x = lane; x < p.out_w; x += 32) f(x, p.cols[x]);
     }
   };
-  for (int64_t q = blockIdx.x; q < p.planes; q += gridDim.x) {
+  // Small planes: each thread holds its share of the next plane in registers, loaded while this plane is
+  // computed, so that the global load's latency hides behind the two passes.
+  const bool prefetch = in_hw <= kPrefetch * static_cast<int>(blockDim.x);
+  float next[kPrefetch];
+  auto fetch = [&](int64_t q) {
     const T* src = static_cast<const T*>(p.in) + q * in_hw;
+#pragma unroll
+    for (int r = 0; r < kPrefetch; ++r) {
+      const int i = static_cast<int>(threadIdx.x) + r * static_cast<int>(blockDim.x);
+      if (i < in_hw) next[r] = dev::to_float(src[i]);
+    }
+  };
+  if (prefetch && blockIdx.x < p.planes) fetch(blockIdx.x);
+  for (int64_t q = blockIdx.x; q < p.planes; q += gridDim.x) {
     __syncthreads();  // every reader of the previous plane is done (and, the first time, the row taps are in)
-    for (int i = static_cast<int>(threadIdx.x); i < in_hw; i += static_cast<int>(blockDim.x))
-      plane[i] = dev::to_float(src[i]);
+    if (prefetch) {
+#pragma unroll
+      for (int r = 0; r < kPrefetch; ++r) {
+        const int i = static_cast<int>(threadIdx.x) + r * static_cast<int>(blockDim.x);
+        if (i < in_hw) plane[i] = next[r];
+      }
+    } else {
+      const T* src = static_cast<const T*>(p.in) + q * in_hw;
+      for (int i = static_cast<int>(threadIdx.x); i < in_hw; i += static_cast<int>(blockDim.x))
+        plane[i] = dev::to_float(src[i]);
+    }
     __syncthreads();
+    if (prefetch && q + gridDim.x < p.planes) fetch(q + gridDim.x);
     for (int iy = warp; iy < p.in_h; iy += warps) {
       const float* in_row = plane + iy * p.in_w;
       float* out_row = across + iy * p.out_w;

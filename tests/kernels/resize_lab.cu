@@ -11,16 +11,19 @@
 //
 // Measured (H200, tools/results/h200/pipeline/labs/; TB/s = (read + written bytes) / median time, the copy of the
 // same bytes in the same run in brackets):
-//   10000 x 28x28 -> 86x86   f32 0.219 ms 1.50 TB/s [3.92]   bf16 0.201 ms 0.81 TB/s [3.65]
-//   65536 x 28x28 -> 86x86   f32 1.395 ms 1.54 TB/s [4.25]   bf16 1.283 ms 0.84 TB/s [4.18]
-//   2048 x 64x64 -> 128x128  f32 0.096 ms 1.76 TB/s [3.54]   bf16 0.101 ms 0.83 TB/s [3.52]
-// Still bound by instructions, not memory (bf16 takes as long as fp32). Variants and what was learned:
+//   10000 x 28x28 -> 86x86   f32 0.195 ms 1.68 TB/s [3.92]   bf16 0.190 ms 0.86 TB/s [3.58]
+//   65536 x 28x28 -> 86x86   f32 1.240 ms 1.73 TB/s [4.29]   bf16 1.210 ms 0.89 TB/s [4.20]
+//   2048 x 64x64 -> 128x128  f32 0.087 ms 1.93 TB/s [3.80]   bf16 0.098 ms 0.85 TB/s [3.56]
+// Still bound by instructions and latency, not memory (bf16 takes as long as fp32). Variants and what was learned:
 //   - one pass, each output from 2x2 taps read from global per output (tap structs in local memory: a 40-byte
 //     stack frame): 0.393 ms / 0.407 ms at 10000 (the cuda-reference kernel, one thread per output with int64
 //     index division: 0.755 ms in fp32);
 //   - fixed tap loops (no stack), row taps in shared memory, column taps in registers: 0.341 / 0.332 ms;
-//   - two passes through shared memory (input rows along W, then output rows along H, the same arithmetic): the
-//     figures above. Next: a bilinear-only path without the per-tap branches, two outputs per lane.
+//   - two passes through shared memory (input rows along W, then output rows along H, the same arithmetic):
+//     0.219 / 0.201 ms;
+//   - the next plane prefetched into registers during the passes (planes up to 1024 elements): the figures above.
+//     64 registers hold a CTA of 256 threads to 4 per SM; next: a bilinear-only path without the per-tap branches,
+//     fewer registers for more CTAs per SM.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -91,8 +94,9 @@ int validate() {
   int failures = 0;
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(0.f, 1.f);
-  for (const Shape& s : {Shape{1, 28, 28, 86, 86}, Shape{7, 28, 28, 86, 86}, Shape{13, 17, 23, 9, 11},
-                         Shape{3, 5, 4, 33, 65}, Shape{2, 1, 9, 1, 40}, Shape{3, 9, 40, 5, 300}})
+  for (const Shape& s :
+       {Shape{1, 28, 28, 86, 86}, Shape{7, 28, 28, 86, 86}, Shape{13, 17, 23, 9, 11}, Shape{3, 5, 4, 33, 65},
+        Shape{2, 1, 9, 1, 40}, Shape{3, 9, 40, 5, 300}, Shape{2, 40, 30, 50, 45}})
     for (DT t : {DT::F32, DT::F16, DT::BF16}) {
       Setup st(s, t);
       std::vector<float> x(s.planes * s.in_h * s.in_w);
