@@ -58,6 +58,20 @@ expect 0 "samples: 7" -- "$bin" --config configs/convnet.yaml --input "$data/con
   --shape 7x28x28 --dtype uint8 --output "$work/probs_raw.npy"
 check 'cmp -s "$work/probs_idx.npy" "$work/probs_raw.npy"' "IDX and raw inputs give identical outputs"
 
+# batches in flight: setup apart from the run, the device split (the host listed twice), bad devices and depths
+check '[[ -n $(json_get "$work/run.json" "[\"setup_s\"]") && -n $(json_get "$work/run.json" "[\"run_s\"]") && -n $(json_get "$work/run.json" "[\"main_s\"]") ]]' "json: setup_s, run_s, main_s"
+check '[[ $(json_get "$work/run.json" "[\"in_flight\"]") == 1 && $(json_get "$work/run.json" "[\"devices\"]") == 1 ]]' "json: in_flight, devices"
+expect 0 "on 2 devices" -- "$bin" --config configs/convnet.yaml --input "$data/images7-idx3-ubyte" --backend cpu \
+  --batch-size 2 --devices 0,0 --output "$work/probs_split.npy"
+"$bin" --config configs/convnet.yaml --input "$data/images7-idx3-ubyte" --backend cpu --batch-size 2 \
+  --output "$work/probs_one_device.npy" > /dev/null
+check 'cmp -s "$work/probs_split.npy" "$work/probs_one_device.npy"' "the split across devices gives one device's outputs"
+expect 2 "device 1 does not exist" -- "$bin" --config configs/convnet.yaml --input "$data/images7-idx3-ubyte" \
+  --backend cpu --devices 1
+expect 2 "is not a device number" -- "$bin" --config configs/convnet.yaml --input "$data/images7-idx3-ubyte" \
+  --backend cpu --devices 0,x
+expect 2 "--in-flight" -- "$bin" --config configs/convnet.yaml --input "$data/images7-idx3-ubyte" --in-flight 0
+
 # the dynamo export, --no-fuse, --top-k with class names, CSV output
 expect 0 "accuracy" -- "$bin" --config configs/convnet.yaml --form dynamo --input "$ref/convnet_input_raw.npy" \
   --labels "$ref/convnet_labels.npy" --no-fuse --top-k 3 --output "$work/dyn.csv"

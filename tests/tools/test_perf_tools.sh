@@ -80,6 +80,9 @@ json_check "$WORK/bench.json" "[r['batch'] for r in d['results']] == [1, 8] and 
 json_check "$WORK/bench.json" "all(r['compute_only']['p50_ms'] > 0 and r['throughput_samples_per_s'] > 0 for r in d['results'])"
 json_check "$WORK/bench.json" "all(r['end_to_end']['runs'] == 3 and r['compute_only']['runs'] == 3 for r in d['results'])"
 json_check "$WORK/bench.json" "d['git_revision'] != '' and 'cpu' in d['devices']"
+json_check "$WORK/bench.json" "all(r['streamed']['ms_per_batch'] > 0 and r['streamed']['in_flight'] == 1 and r['streamed']['devices'] == 1 for r in d['results'])"
+head -1 "$WORK/bench.csv" | grep -q "streamed_ms_per_batch,streamed_samples_per_s,in_flight,reason" ||
+  fail "bench CSV lacks the streamed columns"
 [ "$(wc -l <"$WORK/bench.csv")" -eq 3 ] || fail "bench CSV should have a header and 2 rows"
 if command -v gnuplot >/dev/null; then
   [ -s "$WORK/bench.svg" ] || fail "bench --plot wrote no SVG although gnuplot is installed"
