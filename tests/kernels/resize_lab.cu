@@ -22,8 +22,11 @@
 //   - two passes through shared memory (input rows along W, then output rows along H, the same arithmetic):
 //     0.219 / 0.201 ms;
 //   - the next plane prefetched into registers during the passes (planes up to 1024 elements): the figures above.
-//     64 registers hold a CTA of 256 threads to 4 per SM; next: a bilinear-only path without the per-tap branches,
-//     fewer registers for more CTAs per SM.
+//   - more CTAs per SM through fewer registers (64 hold a CTA of 256 threads to 4 per SM), 10000 x 28x28 f32/bf16:
+//     3 register columns per lane 0.182/0.186 ms (but 128-wide rows then take the slower path: 0.118 ms against
+//     0.087 at 2048 x 64x64); 3 columns with 5 CTAs (48 registers, 48 bytes spilled) 0.188/0.183; 6 CTAs (40
+//     registers, 104 bytes spilled) 0.201/0.194; 4 columns with 5 CTAs 0.209/0.197. None is worth its loss
+//     elsewhere (tools/results/h200/pipeline/labs/variants/). Next: a bilinear-only path without per-tap branches.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
