@@ -299,8 +299,7 @@ int main(int argc, char** argv) {
   a.source.add_options(app);  // the config's name picks the default batch sizes
   app.add_option("--paths", a.paths, "comma-separated backends: cpu, cuda-reference, cuda, auto");
   app.add_option("--batches", a.batches, "comma-separated batch sizes (default by model)");
-  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")
-      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  ie::cli::add_precision_option(app, &a.precision);
   auto* warm_n =
       app.add_option("--warmup", a.warmup, "untimed runs before timing")->check(ie::cli::at_least(0, "--warmup"));
   app.add_option("--warmup-ms", a.warmup_ms, "untimed warm-up time (default 200 ms)")->excludes(warm_n);

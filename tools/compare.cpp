@@ -346,8 +346,7 @@ int main(int argc, char** argv) {
   app.add_option("--batch", a.batch, "batch size of the random inputs")->check(ie::cli::at_least(1, "--batch"));
   app.add_option("--a", a.a, "reference path: cpu | cuda-reference | cuda | auto | golden folder");
   app.add_option("--b", a.b, "path checked against --a")->required();
-  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16 (GPU paths; sets the default tolerances)")
-      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  ie::cli::add_precision_option(app, &a.precision, "GPU paths; sets the default tolerances");
   app.add_option("--atol", a.atol, "absolute tolerance: V for every output or NAME=V");
   app.add_option("--rtol", a.rtol, "relative tolerance: V for every output or NAME=V");
   app.add_option("--labels", a.labels, "labels file: accuracy of both paths (classification configs)");

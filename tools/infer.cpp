@@ -306,8 +306,7 @@ int main(int argc, char** argv) {
       ->check(ie::cli::at_least(1, "--top-k"));
   app.add_option("--backend", a.backend, "cpu | cuda | cuda-reference | auto")
       ->check(CLI::IsMember({"cpu", "cuda", "cuda-reference", "auto"}));
-  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")
-      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  ie::cli::add_precision_option(app, &a.precision);
   app.add_option("--batch-size,-b", a.batch_size, "samples per batch (default: the config's, else all)")
       ->check(ie::cli::at_least(1, "--batch-size"));
   app.add_option("--in-flight", a.in_flight, "batches on the GPU at once: the next one uploads while one computes")

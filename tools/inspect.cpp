@@ -21,8 +21,7 @@ int main(int argc, char** argv) {
       ->check(ie::cli::at_least(1, "--batch"));
   app.add_option("--shape", shapes, "explicit input shape NAME=2x3x4 (repeatable)");
   app.add_option("--backend", backend, "backend whose kernels to plan for: cpu, cuda, cuda-reference");
-  app.add_option("--precision", precision, "fp32 | tf32 | fp16 | bf16 (modes the backend implements)")
-      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  ie::cli::add_precision_option(app, &precision, "modes the backend implements");
   app.add_flag("--no-fuse", no_fuse, "plan without fusion rules");
   app.add_option("--disable-fusion", disable, "rule to switch off (repeatable)");
   ie::cli::add_max_memory_option(app, &limits);
@@ -42,7 +41,9 @@ int main(int argc, char** argv) {
         std::vector<int64_t> s = in.dims;
         for (size_t i = 0; i < s.size(); ++i)
           if (s[i] < 0) {
-            if (i != 0) throw ie::Error(ie::ErrorKind::Usage, "input '" + in.name + "' has symbolic dims beyond the batch: use --shape");
+            if (i != 0)
+              throw ie::Error(ie::ErrorKind::Usage,
+                              "input '" + in.name + "' has symbolic dims beyond the batch: use --shape");
             s[i] = batch;
           }
         named[in.name] = s;

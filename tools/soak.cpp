@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "engine/io/file_util.h"
 #include "tools/common/cli.h"
 #include "tools/common/model_source.h"
 #include "tools/common/random_inputs.h"
@@ -141,7 +142,9 @@ int run(const Args& a) {
     j["rss_growth_mb"] = growth;
     j["outputs_equal"] = !mismatch;
     for (const Sample& s : samples) j["samples"].push_back({{"t_s", s.t_s}, {"runs", s.runs}, {"rss_mb", s.rss_mb}});
-    std::ofstream(a.json) << j.dump(1) << "\n";
+    ie::AtomicFileWriter out(a.json);
+    out.write(j.dump(1) + "\n");
+    out.commit();
   }
   return mismatch || grew ? 1 : 0;
 }
@@ -153,8 +156,7 @@ int main(int argc, char** argv) {
   Args a;
   a.source.add_options(app);
   app.add_option("--backend", a.backend, "cpu | cuda | cuda-reference");
-  app.add_option("--precision", a.precision, "fp32 | tf32 | fp16 | bf16")
-      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  ie::cli::add_precision_option(app, &a.precision);
   app.add_option("--sessions", a.sessions, "sessions, one thread each")->check(ie::cli::at_least(1, "--sessions"));
   app.add_option("--batch", a.batch, "samples per run")->check(ie::cli::at_least(1, "--batch"));
   app.add_option("--input-sets", a.input_sets, "distinct inputs cycled through")

@@ -56,7 +56,8 @@ std::map<std::string, Shape> shapes_for_batch(const Graph& g, int64_t batch) {
     Shape s = d.dims;
     for (size_t i = 0; i < s.size(); ++i)
       if (s[i] < 0) {
-        if (i != 0) fail_input("input '", d.name, "' has a symbolic dimension ", i, " besides the batch; give full shapes");
+        if (i != 0)
+          fail_input("input '", d.name, "' has a symbolic dimension ", i, " besides the batch; give full shapes");
         s[i] = batch;
       }
     shapes[d.name] = s;
@@ -92,11 +93,7 @@ Engine Engine::from_graph(Graph graph, const Options& options) {
   if (!backend_available(impl->backend_name, &reason))
     fail(impl->backend_name == "cpu" ? ErrorKind::Usage : ErrorKind::Device, "backend '", impl->backend_name,
          "' cannot run here: ", reason);
-  const int devices = backend_device_count(impl->backend_name);
-  for (int d : options.devices)
-    if (d >= devices)
-      fail(ErrorKind::Usage, "device ", d, " does not exist: backend '", impl->backend_name, "' has ", devices,
-           " device", devices == 1 ? " (0)" : "s (0 to " + std::to_string(devices - 1) + ")");
+  check_devices(impl->backend_name, options.devices);
   for (auto& node : impl->graph.nodes)
     if (!OpRegistry::get().find(node.domain, node.op_type))
       fail_unsupported(path, ": ", node.label(), ": op '", node.op_type, "' is not supported by this engine");
@@ -114,8 +111,8 @@ size_t Engine::device_count() const { return std::max<size_t>(1, m_impl->options
 
 Session Engine::create_session(size_t index) const {
   if (index >= device_count())
-    fail(ErrorKind::Usage, "device index ", index, " is out of range: the engine serves on ", device_count(),
-         " device", device_count() > 1 ? "s" : "");
+    fail(ErrorKind::Usage, "device index ", index, " is out of range: the engine serves on ", device_count(), " device",
+         device_count() > 1 ? "s" : "");
   auto impl = std::make_shared<Session::Impl>();
   impl->engine = m_impl;
   impl->backend = m_impl->new_backend(index);
@@ -175,7 +172,8 @@ Plan& Session::Impl::plan_for(const std::map<std::string, Tensor>& inputs) {
   if (it == s.plans.end()) {
     for (auto& d : s.engine->graph.inputs)
       if (inputs.at(d.name).dtype() != d.dtype)
-        fail_input("input '", d.name, "': expected dtype ", dtype_name(d.dtype), ", got ", dtype_name(inputs.at(d.name).dtype()));
+        fail_input("input '", d.name, "': expected dtype ", dtype_name(d.dtype), ", got ",
+                   dtype_name(inputs.at(d.name).dtype()));
     if (s.plans.size() >= kMaxCachedPlans) s.plans.erase(s.plans.begin());
     std::unique_ptr<Plan> plan;
     while (!plan) {
@@ -184,7 +182,8 @@ Plan& Session::Impl::plan_for(const std::map<std::string, Tensor>& inputs) {
       } catch (const NeedsValue& e) {
         // A graph input used as a shape (Reshape's shape, Resize's sizes ...): bind its value and plan again.
         auto in = inputs.find(e.tensor());
-        if (in == inputs.end() || s.value_inputs.count(e.tensor()) || in->second.numel() > kMaxBoundValueElements) throw;
+        if (in == inputs.end() || s.value_inputs.count(e.tensor()) || in->second.numel() > kMaxBoundValueElements)
+          throw;
         s.value_inputs.insert(e.tensor());
       }
     }

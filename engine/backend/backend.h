@@ -96,6 +96,8 @@ void check_precision(const std::string& name, Precision precision);
 /// Creates a backend by name ("auto" picks cuda when usable, else cpu); throws Error(Usage) on an unknown name.
 std::shared_ptr<Backend> make_backend(const std::string& name, const Options& options,
                                       std::shared_ptr<void>* engine_slot = nullptr);
+/// Throws Error(Usage) naming the first of `devices` that backend `name` does not have (numbers from 0).
+void check_devices(const std::string& name, const std::vector<int>& devices);
 /// The devices backend `name` can serve on here (Options::devices takes numbers below it); "auto" resolves first.
 int backend_device_count(const std::string& name);
 /// Starts a backend's device and libraries ahead of use (the CUDA context, cuBLAS and cuDNN), so that a caller

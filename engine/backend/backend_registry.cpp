@@ -67,6 +67,14 @@ int backend_device_count(const std::string& name) {
   return traits.device_count ? traits.device_count() : 1;
 }
 
+void check_devices(const std::string& name, const std::vector<int>& devices) {
+  const int count = backend_device_count(name);
+  for (int d : devices)
+    if (d < 0 || d >= count)
+      fail(ErrorKind::Usage, "device ", d, " does not exist: backend '", name, "' has ", count, " device",
+           count == 1 ? " (0)" : "s (0 to " + std::to_string(count - 1) + ")");
+}
+
 void warm_up_backend(const std::string& name, const Options& options) {
   try {
     const std::string resolved = resolve_backend_name(name);
@@ -91,11 +99,7 @@ std::shared_ptr<Backend> make_backend(const std::string& requested, const Option
     fail(ErrorKind::Usage, "unknown backend '", name, "' (this build has: ", known_backends(), ", auto)");
   std::string reason;
   if (!backend_available(name, &reason)) fail(ErrorKind::Device, "backend '", name, "' cannot run here: ", reason);
-  const int devices = backend_device_count(name);
-  for (int d : options.devices)
-    if (d < 0 || d >= devices)
-      fail(ErrorKind::Usage, "device ", d, " does not exist: backend '", name, "' has ", devices, " device",
-           devices == 1 ? " (0)" : "s (0 to " + std::to_string(devices - 1) + ")");
+  check_devices(name, options.devices);
   return it->second.factory(options, engine_slot);
 }
 

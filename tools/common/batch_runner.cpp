@@ -59,7 +59,7 @@ BatchRun run_in_batches(Pipeline& pipeline, const std::map<std::string, Tensor>&
                                                std::to_string(n) + ")");
         std::vector<int64_t> full = o.dims;
         if (batched) full[0] = n;
-        run.outputs.emplace_back(o.dtype, full);
+        run.outputs.push_back(Tensor::uninitialized(o.dtype, full));  // every batch writes its rows
       }
     if (end - begin == n) return run.outputs;
     std::vector<Tensor> views;

@@ -93,6 +93,11 @@ void add_threads_option(CLI::App& app, int* threads) {
           "INT"));
 }
 
+void add_precision_option(CLI::App& app, std::string* name, const std::string& what) {
+  app.add_option("--precision", *name, "fp32 | tf32 | fp16 | bf16" + (what.empty() ? "" : " (" + what + ")"))
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+}
+
 void add_devices_option(CLI::App& app, std::string* text) {
   app.add_option("--devices", *text,
                  "GPUs to split the batches across: all, or a list such as 0,1 (default: the "

@@ -30,6 +30,9 @@ CLI::Validator at_least(int64_t min, const std::string& flag);
 /// Adds --threads N: CPU worker threads, 0 for all cores, at most 4x the hardware threads (1024 at most).
 void add_threads_option(CLI::App& app, int* threads);
 
+/// Adds --precision fp32|tf32|fp16|bf16 into `name` (`what` follows the list in the help text).
+void add_precision_option(CLI::App& app, std::string* name, const std::string& what = "");
+
 /// Adds --devices all|0,1 (the GPUs to split batches across) into `text`; devices_from_text() reads it once the
 /// backend is known.
 void add_devices_option(CLI::App& app, std::string* text);
