@@ -107,13 +107,13 @@ std::vector<std::string> fusion_rule_names() {
 }
 
 FusionReport apply_fusions(Graph& g, std::map<std::string, TensorInfo>& infos, const std::set<std::string>& disabled,
-                           const FusionContext::Accept& accept) {
+                           const FusionContext::Accept& accept, bool after_precision) {
   FusionReport report;
   if (disabled.count("all")) return report;
   auto rules = fusion_rules();
   std::stable_sort(rules.begin(), rules.end(), [](auto& a, auto& b) { return a.order < b.order; });
   for (auto& rule : rules) {
-    if (disabled.count(rule.name)) continue;
+    if (disabled.count(rule.name) || rule.after_precision != after_precision) continue;
     // Each pass matches on a fresh index; a rule's output may feed the same rule again (chains), so repeat.
     for (int pass = 0; pass < 8; ++pass) {
       FusionContext ctx(g, infos, accept);

@@ -61,6 +61,9 @@ struct FusionRule {
   int order = 100;          // lower runs first (e.g. GELU recognition before linear+activation)
   // Tries to match a pattern rooted at node `index`; on success calls ctx.replace(...) and returns true.
   std::function<bool(FusionContext& ctx, size_t index)> try_match;
+  // Runs after the precision pass (on the graph with its Casts and weights in the storage type) instead of
+  // before it: for rules that take whole chains, Casts included.
+  bool after_precision = false;
 };
 
 std::vector<FusionRule>& fusion_rules();
@@ -69,10 +72,11 @@ struct FusionReport {
   std::map<std::string, int> applied;  // rule name -> times
 };
 
-/// Runs every enabled rule to a fixed point. `disabled` names rules to skip ("all" disables every rule).
-/// `accept` (may be null) says whether the chosen backend can run a fused node.
+/// Runs every enabled rule of the stage (before the precision pass, or after it) to a fixed point. `disabled` names
+/// rules to skip ("all" disables every rule). `accept` (may be null) says whether the chosen backend can run a
+/// fused node.
 FusionReport apply_fusions(Graph& g, std::map<std::string, TensorInfo>& infos, const std::set<std::string>& disabled,
-                           const FusionContext::Accept& accept = nullptr);
+                           const FusionContext::Accept& accept = nullptr, bool after_precision = false);
 
 /// Names of every registered rule, in the order they run.
 std::vector<std::string> fusion_rule_names();

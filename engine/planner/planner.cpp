@@ -353,14 +353,16 @@ std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string,
   check_node_limits(g, inferred.infos, options.limits);
   const std::vector<std::string> sets =
       options.kernel_sets.empty() ? plan->backend->kernel_sets() : options.kernel_sets;
-  plan->fusion = apply_fusions(g, inferred.infos, options.disabled_fusions, [&](const Node& fused) {
-    return OpRegistry::get().supports_any(fused, sets);
-  });
+  const FusionContext::Accept accept = [&](const Node& fused) { return OpRegistry::get().supports_any(fused, sets); };
+  plan->fusion = apply_fusions(g, inferred.infos, options.disabled_fusions, accept);
   plan->precision = options.precision;
   plan->graphs = options.graphs;
   plan->kernel_sets = sets;
   plan->store = options.store ? options.store : std::make_shared<ConstantStore>();
   plan->precision_casts = lower_precision(g, options.precision, *plan->store, plan->input_shapes, inferred.infos);
+  // Rules over whole chains, Casts included, see the graph as it will run.
+  const FusionReport late = apply_fusions(g, inferred.infos, options.disabled_fusions, accept, true);
+  for (auto& [rule, count] : late.applied) plan->fusion.applied[rule] += count;
 
   for (auto& decl : g.inputs) plan->input_slots.push_back(add_slot(*plan, decl.name, inferred.infos.at(decl.name)));
   Lowering(*plan, inferred.infos, options).run();

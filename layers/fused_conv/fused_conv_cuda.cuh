@@ -44,6 +44,7 @@
 #include <type_traits>
 
 #include "layers/common/launch_limits.cuh"
+#include "layers/common/mma_sync.cuh"
 
 // Unrolling hint that host compilers (the engine's .cpp files use the planning and packing below) do not warn on.
 #ifdef __CUDACC__
@@ -346,20 +347,7 @@ struct Word16 {
     }
   }
 #ifdef __CUDACC__
-  __device__ static void mma(float (&d)[4], const uint32_t (&a)[4], uint2 b) {
-    if constexpr (std::is_same_v<T, __half>)
-      asm volatile(
-          "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-          "{%0,%1,%2,%3};\n"
-          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
-    else
-      asm volatile(
-          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-          "{%0,%1,%2,%3};\n"
-          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
-  }
+  __device__ static void mma(float (&d)[4], const uint32_t (&a)[4], uint2 b) { dev::mma_16816<T>(d, a, b.x, b.y); }
 #endif
 };
 using WordBf16 = Word16<__nv_bfloat16>;

@@ -1,0 +1,377 @@
+// Lab for the sample-resident kernel (layers/sample_resident/sample_resident.cuh): builds SSA-shaped chains with
+// the engine's own builder, checks the kernel against a float reference of the same chain on odd batches and
+// shapes, in bf16 and fp16, then times it at the SSA's shape against the Tensor Core floor.
+//
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I. \
+//     tests/kernels/sample_resident_lab.cu layers/sample_resident/sample_resident_builder.cpp -o sample_resident_lab
+//   ./sample_resident_lab            # checks, then timings at batch 32 .. 65536
+//
+// Variants and figures (H200, SSA shape, batch 65536, bf16, median of 50 with 3 rotated inputs):
+//   (filled in from the runs: see tools/results/h200/sample_resident/)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "layers/sample_resident/sample_resident.cuh"
+#include "layers/sample_resident/sample_resident_builder.h"
+#include "tests/kernels/ssa_chain.h"
+
+using namespace ie::sr;
+
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+static uint16_t to_bits(float f, Elem e) {
+  if (e == Elem::BF16) {
+    __nv_bfloat16_raw r = __float2bfloat16_rn(f);
+    return r.x;
+  }
+  __half_raw r = __float2half_rn(f);
+  return r.x;
+}
+static float from_bits(uint16_t u, Elem e) {
+  if (e == Elem::BF16) {
+    __nv_bfloat16_raw r;
+    r.x = u;
+    return __bfloat162float(__nv_bfloat16(r));
+  }
+  __half_raw r;
+  r.x = u;
+  return __half2float(__half(r));
+}
+
+static float act_ref(int act, float v) {
+  if (act == static_cast<int>(ie::dev::Act::Gelu)) return 0.5f * v * (1.f + std::erf(v / std::sqrt(2.f)));
+  return v;
+}
+
+// The chain in float on the host, one sample at a time, weights as the kernel sees them (rounded to the compute
+// type), activations unrounded.
+static void reference(const ChainSpec& c, const std::vector<float>& x, int64_t batch, std::vector<float>* recon,
+                      std::vector<float>* latent) {
+  const int nt = static_cast<int>(c.tensors.size());
+  auto root = [&](int i) {
+    while (c.tensors[i].alias_of >= 0) i = c.tensors[i].alias_of;
+    return i;
+  };
+  std::vector<std::vector<float>> buf(nt);
+  const int per_in = c.tensors[0].rows * c.tensors[0].cols;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int i = 0; i < nt; ++i)
+      if (c.tensors[i].alias_of < 0) buf[i].assign(c.tensors[i].rows * c.tensors[i].cols, 0.f);
+    std::copy(x.begin() + b * per_in, x.begin() + (b + 1) * per_in, buf[0].begin());
+    for (const ChainOp& op : c.ops) {
+      const ChainTensor& ti = c.tensors[op.in];
+      const std::vector<float>& in = buf[root(op.in)];
+      std::vector<float>& out = buf[root(op.out)];
+      const int rows = ti.rows;
+      if (op.op == OpCode::Linear) {
+        for (int r = 0; r < rows; ++r)
+          for (int n = 0; n < op.n; ++n) {
+            double s = op.bias.empty() ? 0 : op.bias[n];
+            for (int k = 0; k < op.k; ++k) s += in[r * op.k + k] * from_bits(op.w[n * op.k + k], c.compute);
+            float v = act_ref(op.act, static_cast<float>(s));
+            if (op.residual >= 0) v += buf[root(op.residual)][r * op.n + n];
+            out[r * op.n + n] = v;
+          }
+      } else if (op.op == OpCode::LayerNorm) {
+        const int cols = ti.cols;
+        std::vector<float> row(cols);
+        for (int r = 0; r < rows; ++r) {
+          double m = 0, v = 0;
+          for (int j = 0; j < cols; ++j) m += in[r * cols + j];
+          m /= cols;
+          for (int j = 0; j < cols; ++j) v += (in[r * cols + j] - m) * (in[r * cols + j] - m);
+          v /= cols;
+          for (int j = 0; j < cols; ++j)
+            row[j] = act_ref(op.act, static_cast<float>((in[r * cols + j] - m) / std::sqrt(v + op.eps)) * op.gamma[j] +
+                                         (op.beta.empty() ? 0.f : op.beta[j]));
+          std::copy(row.begin(), row.end(), out.begin() + r * cols);
+        }
+      } else {
+        const int E = op.n, D = op.head_dim, W3 = 3 * E;
+        std::vector<float> qkv(rows * W3);
+        for (int r = 0; r < rows; ++r)
+          for (int n = 0; n < W3; ++n) {
+            double s = op.bias[n];
+            for (int k = 0; k < op.k; ++k) s += in[r * op.k + k] * from_bits(op.w[n * op.k + k], c.compute);
+            qkv[r * W3 + n] = static_cast<float>(s);
+          }
+        if (!op.cos.empty())
+          for (int r = 0; r < rows; ++r)
+            for (int n = 0; n < 2 * E; n += 2) {
+              const int i = (n % D) / 2;
+              const float cs = op.cos[r * D / 2 + i], sn = op.sin[r * D / 2 + i];
+              const float a = qkv[r * W3 + n], b2 = qkv[r * W3 + n + 1];
+              qkv[r * W3 + n] = a * cs - b2 * sn;
+              qkv[r * W3 + n + 1] = a * sn + b2 * cs;
+            }
+        for (int h = 0; h < op.heads; ++h)
+          for (int q = 0; q < rows; ++q) {
+            std::vector<double> p(rows);
+            double mx = -1e30, sum = 0;
+            for (int k = 0; k < rows; ++k) {
+              double s = 0;
+              for (int d = 0; d < D; ++d) s += qkv[q * W3 + h * D + d] * qkv[k * W3 + E + h * D + d];
+              p[k] = s * op.scale;
+              mx = std::max(mx, p[k]);
+            }
+            for (int k = 0; k < rows; ++k) sum += p[k] = std::exp(p[k] - mx);
+            for (int d = 0; d < D; ++d) {
+              double o = 0;
+              for (int k = 0; k < rows; ++k) o += p[k] * qkv[k * W3 + 2 * E + h * D + d];
+              out[q * E + h * D + d] = static_cast<float>(o / sum);
+            }
+          }
+      }
+    }
+    for (int i = 0; i < nt; ++i) {
+      const ChainTensor& t = c.tensors[i];
+      if (t.output < 0) continue;
+      std::vector<float>* dst = t.output == 0 ? recon : latent;
+      const int per = t.rows * t.cols;
+      std::copy(buf[root(i)].begin(), buf[root(i)].begin() + per, dst->begin() + b * per);
+    }
+  }
+}
+
+struct Device {
+  int sms = 0, smem_optin = 0;
+  double peak_tflops = 0;
+};
+
+struct Runner {
+  Built built;
+  Program* d_prog = nullptr;
+  void* d_w = nullptr;
+  float* d_f = nullptr;
+  int grid_cap = 0;
+  template <class T>
+  void setup(const Device& dev) {
+    CK(cudaMalloc(&d_prog, sizeof(Program)));
+    CK(cudaMemcpy(d_prog, &built.program, sizeof(Program), cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&d_w, built.weights.size() * 2));
+    CK(cudaMemcpy(d_w, built.weights.data(), built.weights.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&d_f, built.floats.size() * 4));
+    CK(cudaMemcpy(d_f, built.floats.data(), built.floats.size() * 4, cudaMemcpyHostToDevice));
+    CK(cudaFuncSetAttribute(sample_resident_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, dev.smem_optin));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sample_resident_kernel<T>, built.program.warps * 32,
+                                                     built.program.smem_bytes));
+    grid_cap = std::max(1, per_sm) * dev.sms;
+  }
+  template <class T>
+  void launch(const float* x, float* recon, float* latent, int64_t batch, cudaStream_t s = 0) {
+    Args a;
+    a.program = d_prog, a.weights = d_w, a.floats = d_f, a.batch = batch;
+    a.io[0] = x, a.io[1] = recon, a.io[2] = latent;
+    const int64_t tiles = (batch + built.program.tile - 1) / built.program.tile;
+    const int grid = static_cast<int>(std::min<int64_t>(tiles, grid_cap));
+    sample_resident_kernel<T><<<grid, built.program.warps * 32, built.program.smem_bytes, s>>>(a);
+  }
+  ~Runner() { cudaFree(d_prog), cudaFree(d_w), cudaFree(d_f); }
+};
+
+static double max_err(const std::vector<float>& got, const std::vector<float>& want, double* worst_ref) {
+  double e = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double d = std::fabs(static_cast<double>(got[i]) - want[i]) / (1.0 + std::fabs(want[i]));
+    if (!(d <= e)) e = d, *worst_ref = want[i];
+  }
+  return e;
+}
+
+// The chain's program for this device and warp limit; false (with the reason printed) when it is declined.
+static bool build_for(const Device& dev, const ChainSpec& spec, int max_warps, Built* built, const Shape& s) {
+  std::string why;
+  Budget budget;
+  budget.smem_bytes = dev.smem_optin;
+  budget.max_warps = max_warps;
+  if (build_program(spec, budget, built, &why)) return true;
+  std::printf("  shape seq %d width %d: declined: %s\n", s.seq, s.width, why.c_str());
+  return false;
+}
+
+template <class T>
+static bool check(const Device& dev, const Shape& s, Elem e, int64_t batch, int max_warps, std::mt19937& rng) {
+  ChainSpec spec = ssa_chain(s, e, rng, to_bits);
+  Runner run;
+  if (!build_for(dev, spec, max_warps, &run.built, s)) return true;
+  run.setup<T>(dev);
+  const int per_in = s.seq * s.slice, per_r = s.seq * s.slice, per_z = s.latent;
+  std::vector<float> x(batch * per_in);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (auto& v : x) v = nd(rng);
+  float *dx, *dr, *dz;
+  CK(cudaMalloc(&dx, x.size() * 4));
+  CK(cudaMalloc(&dr, batch * per_r * 4 + 64));
+  CK(cudaMalloc(&dz, batch * per_z * 4 + 64));
+  CK(cudaMemcpy(dx, x.data(), x.size() * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemset(dr, 0xff, batch * per_r * 4 + 64));  // NaN: unwritten outputs show
+  CK(cudaMemset(dz, 0xff, batch * per_z * 4 + 64));
+  run.launch<T>(dx, dr, dz, batch);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  std::vector<float> r(batch * per_r + 16), z(batch * per_z + 16), rr(batch * per_r), rz(batch * per_z);
+  CK(cudaMemcpy(r.data(), dr, r.size() * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(z.data(), dz, z.size() * 4, cudaMemcpyDeviceToHost));
+  reference(spec, x, batch, &rr, &rz);
+  bool past_ok = true;  // nothing written past the batch
+  for (int i = 0; i < 16; ++i) past_ok &= std::isnan(r[batch * per_r + i]) && std::isnan(z[batch * per_z + i]);
+  r.resize(batch * per_r), z.resize(batch * per_z);
+  double wr = 0, wz = 0;
+  const double er = max_err(r, rr, &wr), ez = max_err(z, rz, &wz);
+  const double tol = e == Elem::BF16 ? 5e-2 : 1e-2;  // relative to 1 + |ref|, through 2 blocks
+  const bool ok = er <= tol && ez <= tol && past_ok;
+  std::printf(
+      "  %-4s seq %2d slice %2d width %3d heads %d hidden %3d latent %2d batch %6lld warps %2d tile %d "
+      "smem %3d KiB: recon err %.2e latent err %.2e (tol %.0e)%s %s\n",
+      e == Elem::BF16 ? "bf16" : "fp16", s.seq, s.slice, s.width, s.heads, s.hidden, s.latent,
+      static_cast<long long>(batch), run.built.program.warps, run.built.program.tile,
+      run.built.program.smem_bytes / 1024, er, ez, tol, past_ok ? "" : " WROTE PAST THE BATCH", ok ? "ok" : "FAIL");
+  cudaFree(dx), cudaFree(dr), cudaFree(dz);
+  return ok;
+}
+
+// Leaves out every instruction of kind `drop` (results are wrong; the time is the rest's): stage attribution.
+static void drop_kind(Program& p, int drop) {
+  if (drop < 0) return;
+  int n = 0;
+  for (int i = 0; i < p.count; ++i)
+    if (static_cast<int>(p.instr[i].op) != drop) p.instr[n++] = p.instr[i];
+  p.count = n;
+}
+
+template <class T>
+static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std::mt19937& rng, int drop = -1) {
+  Shape s;
+  ChainSpec spec = ssa_chain(s, e, rng, to_bits);
+  Runner run;
+  if (!build_for(dev, spec, max_warps, &run.built, s)) return;
+  drop_kind(run.built.program, drop);
+  run.setup<T>(dev);
+  const int per_in = s.seq * s.slice;
+  constexpr int kSets = 3;
+  float *dx[kSets], *dr, *dz;
+  std::vector<float> x(batch * per_in);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (int i = 0; i < kSets; ++i) {
+    for (auto& v : x) v = nd(rng);
+    CK(cudaMalloc(&dx[i], x.size() * 4));
+    CK(cudaMemcpy(dx[i], x.data(), x.size() * 4, cudaMemcpyHostToDevice));
+  }
+  CK(cudaMalloc(&dr, batch * s.seq * s.slice * 4));
+  CK(cudaMalloc(&dz, batch * s.latent * 4));
+  cudaEvent_t t0, t1;
+  CK(cudaEventCreate(&t0));
+  CK(cudaEventCreate(&t1));
+  for (int i = 0; i < 20; ++i) run.launch<T>(dx[i % kSets], dr, dz, batch);
+  std::vector<float> ms;
+  for (int i = 0; i < 50; ++i) {
+    CK(cudaEventRecord(t0));
+    run.launch<T>(dx[i % kSets], dr, dz, batch);
+    CK(cudaEventRecord(t1));
+    CK(cudaEventSynchronize(t1));
+    float m = 0;
+    CK(cudaEventElapsedTime(&m, t0, t1));
+    ms.push_back(m);
+  }
+  std::sort(ms.begin(), ms.end());
+  const double med = ms[ms.size() / 2];
+  const double flop = chain_flops_per_sample(spec) * batch;
+  const double bytes = batch * (s.seq * s.slice * 2.0 + s.latent) * 4;
+  const char* kinds[] = {"Load", "Store", "Linear", "LayerNorm", "Attention"};
+  if (drop >= 0) std::printf("  without %-9s", kinds[drop]);
+  std::printf(
+      "  %s batch %6lld warps %2d smem %3d KiB grid %4d: %8.4f ms  %7.1f TFLOP/s (%4.1f%% of %.0f)  %6.0f GB/s\n",
+      e == Elem::BF16 ? "bf16" : "fp16", static_cast<long long>(batch), run.built.program.warps,
+      run.built.program.smem_bytes / 1024, run.grid_cap, med, flop / med / 1e9,
+      100.0 * flop / med / 1e9 / dev.peak_tflops, dev.peak_tflops, bytes / med / 1e6);
+  for (int i = 0; i < kSets; ++i) cudaFree(dx[i]);
+  cudaFree(dr), cudaFree(dz);
+  cudaEventDestroy(t0), cudaEventDestroy(t1);
+}
+
+// The SSA's program as the builder lays it out (no device needed).
+static void print_plan() {
+  std::mt19937 rng(1);
+  ChainSpec spec = ssa_chain(Shape{}, Elem::BF16, rng, to_bits);
+  Built b;
+  std::string why;
+  if (!build_program(spec, Budget{}, &b, &why)) {
+    std::printf("declined: %s\n", why.c_str());
+    return;
+  }
+  const Program& p = b.program;
+  const char* names[] = {"Load", "Store", "Linear", "LayerNorm", "Attention"};
+  std::printf(
+      "tile %d, warps %d, smem %d B (zero %d, scratch %d, weight slots %d + 2 x %d), %zu weights, %zu floats, "
+      "%.2f MFLOP per sample\n",
+      p.tile, p.warps, p.smem_bytes, p.zero, p.scratch, p.w_stage, p.w_slot_bytes, b.weights.size(), b.floats.size(),
+      chain_flops_per_sample(spec) / 1e6);
+  for (int i = 0; i < p.count; ++i) {
+    const Instr& in = p.instr[i];
+    std::printf("%2d %-9s in %6d/%d [%d,%d] -> out %6d/%d [%d,%d] io %d/%d res %d k %d n %d ksplit %d act %d rope %d\n",
+                i, names[static_cast<int>(in.op)], in.in.offset, static_cast<int>(in.in.elem), in.in.rows, in.in.cols,
+                in.out.offset, static_cast<int>(in.out.elem), in.out.rows, in.out.cols, in.in.io, in.out.io,
+                in.residual.offset, in.k, in.n, in.ksplit, in.act, in.rope_cols);
+  }
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "plan") {
+    print_plan();
+    return 0;
+  }
+  Device dev;
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  dev.sms = prop.multiProcessorCount;
+  dev.smem_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
+  int clock_khz = 0;
+  CK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  dev.peak_tflops = 760.0;  // dense bf16/fp16 mma.sync measured peak class of an H100/H200 SXM (device_peaks)
+  std::printf("%s, %d SMs, %d KiB shared per CTA\n", prop.name, dev.sms, dev.smem_optin / 1024);
+  const bool time_only = argc > 1 && std::string(argv[1]) == "time";
+  if (argc > 1 && std::string(argv[1]) == "one") {  // one launch at batch 4096, for ncu
+    std::mt19937 rng(7);
+    time_it<__nv_bfloat16>(dev, Elem::BF16, 4096, 16, rng);
+    return 0;
+  }
+  std::mt19937 rng(1234);
+  bool ok = true;
+  if (!time_only) {
+    std::printf("checks against the float reference:\n");
+    const Shape ssa;
+    for (int64_t b : {1, 7, 16, 17, 1000, 10001}) ok &= check<__nv_bfloat16>(dev, ssa, Elem::BF16, b, 16, rng);
+    for (int64_t b : {1, 33, 1000}) ok &= check<__half>(dev, ssa, Elem::F16, b, 16, rng);
+    Shape odd;  // other sizes of the architecture
+    odd.seq = 7, odd.slice = 16, odd.width = 128, odd.heads = 4, odd.hidden = 256, odd.blocks = 1, odd.latent = 16;
+    ok &= check<__nv_bfloat16>(dev, odd, Elem::BF16, 999, 16, rng);
+    odd.seq = 12, odd.slice = 16, odd.width = 64, odd.heads = 4, odd.hidden = 64, odd.blocks = 3, odd.latent = 16;
+    ok &= check<__nv_bfloat16>(dev, odd, Elem::BF16, 77, 16, rng);
+    ok &= check<__half>(dev, odd, Elem::F16, 5, 8, rng);
+    std::printf(ok ? "all checks passed\n" : "CHECKS FAILED\n");
+  }
+  std::printf("timings (SSA shape):\n");
+  for (int w : {16, 10, 8}) time_it<__nv_bfloat16>(dev, Elem::BF16, 65536, w, rng);
+  for (int64_t b : {32, 512, 4096, 65536}) time_it<__nv_bfloat16>(dev, Elem::BF16, b, 16, rng);
+  time_it<__half>(dev, Elem::F16, 65536, 16, rng);
+  std::printf("stage attribution (batch 65536, bf16):\n");
+  for (int k = 1; k <= 4; ++k) time_it<__nv_bfloat16>(dev, Elem::BF16, 65536, 16, rng, k);
+  return ok ? 0 : 1;
+}

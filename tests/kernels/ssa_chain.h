@@ -1,0 +1,112 @@
+// The SSA's chain of steps (shared/specs/models.md) as a sample-resident chain spec at any size of the
+// architecture, with random weights: the kernel's lab and the builder's unit test build the same chains.
+#pragma once
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "layers/sample_resident/sample_resident_builder.h"
+
+namespace ie::sr {
+
+constexpr int kGelu = 2;  // dev::Act::Gelu
+
+struct Shape {
+  int seq = 10, slice = 32, width = 64, heads = 4, hidden = 128, blocks = 2, latent = 32;
+};
+
+// The SSA's chain (models.md) at shape `s` with random weights.
+inline ChainSpec ssa_chain(const Shape& s, Elem compute, std::mt19937& rng,
+                           const std::function<uint16_t(float, Elem)>& to_bits) {
+  ChainSpec c;
+  c.compute = compute;
+  auto tensor = [&](const std::string& name, int rows, int cols, int alias = -1) {
+    ChainTensor t;
+    t.name = name, t.rows = rows, t.cols = cols, t.alias_of = alias;
+    c.tensors.push_back(t);
+    return static_cast<int>(c.tensors.size()) - 1;
+  };
+  auto uniform = [&](int n, float lo, float hi) {
+    std::uniform_real_distribution<float> d(lo, hi);
+    std::vector<float> v(n);
+    for (auto& x : v) x = d(rng);
+    return v;
+  };
+  auto weights = [&](int n, int k) {
+    const float a = 1.f / std::sqrt(static_cast<float>(k));
+    std::vector<uint16_t> w;
+    for (float x : uniform(n * k, -a, a)) w.push_back(to_bits(x, compute));
+    return w;
+  };
+  auto linear = [&](int in, int out, int k, int n, int act, int residual = -1) {
+    ChainOp op;
+    op.op = OpCode::Linear, op.in = in, op.out = out, op.k = k, op.n = n, op.act = act, op.residual = residual;
+    op.w = weights(n, k);
+    op.bias = uniform(n, -0.1f, 0.1f);
+    c.ops.push_back(op);
+  };
+  auto norm = [&](int in, int out, int cols, int act) {
+    ChainOp op;
+    op.op = OpCode::LayerNorm, op.in = in, op.out = out, op.act = act;
+    op.gamma = uniform(cols, 0.5f, 1.5f);
+    op.beta = uniform(cols, -0.2f, 0.2f);
+    c.ops.push_back(op);
+  };
+  const int gelu = kGelu;
+  const int x = tensor("x", s.seq, s.slice);
+  c.tensors[x].input = 0;
+  int e = tensor("embed", s.seq, s.width);
+  linear(x, e, s.slice, s.width, 0);
+  int h = tensor("h0", s.seq, s.width);
+  norm(e, h, s.width, gelu);
+  for (int b = 0; b < s.blocks; ++b) {
+    const std::string p = "b" + std::to_string(b) + "/";
+    const int a = tensor(p + "ln1", s.seq, s.width);
+    norm(h, a, s.width, 0);
+    const int y = tensor(p + "att", s.seq, s.width);
+    ChainOp att;
+    att.op = OpCode::Attention, att.in = a, att.out = y, att.k = s.width, att.n = s.width;
+    att.heads = s.heads, att.head_dim = s.width / s.heads;
+    att.scale = 1.f / std::sqrt(static_cast<float>(att.head_dim));
+    att.w = weights(3 * s.width, s.width);
+    att.bias = uniform(3 * s.width, -0.1f, 0.1f);
+    const int half = att.head_dim / 2;
+    for (int pos = 0; pos < s.seq; ++pos)
+      for (int i = 0; i < half; ++i) {
+        const double angle = pos * std::pow(10000.0, -2.0 * i / att.head_dim);
+        att.cos.push_back(static_cast<float>(std::cos(angle)));
+        att.sin.push_back(static_cast<float>(std::sin(angle)));
+      }
+    c.ops.push_back(att);
+    const int h1 = tensor(p + "h1", s.seq, s.width);
+    linear(y, h1, s.width, s.width, 0, h);
+    const int a2 = tensor(p + "ln2", s.seq, s.width);
+    norm(h1, a2, s.width, 0);
+    const int f = tensor(p + "fc1", s.seq, s.hidden);
+    linear(a2, f, s.width, s.hidden, gelu);
+    const int h2 = tensor(p + "h2", s.seq, s.width);
+    linear(f, h2, s.hidden, s.width, 0, h1);
+    h = h2;
+  }
+  const int n = tensor("enc_norm", s.seq, s.width);
+  norm(h, n, s.width, 0);
+  const int flat = tensor("flat", 1, s.seq * s.width, n);
+  const int z = tensor("latent", 1, s.latent);
+  c.tensors[z].output = 1;
+  linear(flat, z, s.seq * s.width, s.latent, 0);
+  const int up = tensor("from_latent", 1, s.seq * s.width);
+  linear(z, up, s.latent, s.seq * s.width, 0);
+  const int upv = tensor("from_latent/view", s.seq, s.width, up);
+  const int d = tensor("dec", s.seq, s.width);
+  norm(upv, d, s.width, gelu);
+  const int r = tensor("out", s.seq, s.slice);
+  linear(d, r, s.width, s.slice, 0);
+  const int recon = tensor("recon", 1, s.seq * s.slice, r);
+  c.tensors[recon].output = 0;
+  return c;
+}
+
+}  // namespace ie::sr
