@@ -47,6 +47,10 @@ struct DirectConvShape {
   int64_t conv_w() const { return in_w + pad_left + pad_right - kernel_w + 1; }
   int64_t out_h() const { return pool ? pool_out_h : conv_h(); }
   int64_t out_w() const { return pool ? pool_out_w : conv_w(); }
+  /// Conv columns some output reads: a floor-mode pool drops the last ones (conv2 of the conv net: 32 of 34).
+  int64_t used_conv_w() const {
+    return pool ? std::min(conv_w(), (pool_out_w - 1) * pool_stride_w - pool_pad_left + pool_w) : conv_w();
+  }
 };
 
 constexpr int64_t kDirectConvVec = 8;     // floats per vector (AVX2)
@@ -66,8 +70,8 @@ inline bool direct_conv_fits(const DirectConvShape& s) {
 /// Sizes of the packed weights and of the scratch one call needs.
 struct DirectConvLayout {
   int64_t m4 = 0;         // output channels rounded up to kDirectConvBlockM
-  int64_t conv_w8 = 0;    // conv row length rounded up to whole vectors
-  int64_t padded_w = 0;   // padded input row length (conv_w8 + kernel_w - 1, rounded up to a vector)
+  int64_t conv_w8 = 0;    // used conv row length rounded up to whole vectors
+  int64_t padded_w = 0;   // padded input row length: whole input rows and the tiles' reads, in vectors
   int64_t padded_h = 0;   // most padded input rows a call copies (conv_h + kernel_h - 1)
   int64_t ring_rows = 0;  // conv rows kept for the pool window
   int64_t packed_floats = 0;
@@ -78,8 +82,8 @@ inline DirectConvLayout direct_conv_layout(const DirectConvShape& s) {
   DirectConvLayout l;
   auto round_up = [](int64_t v, int64_t m) { return (v + m - 1) / m * m; };
   l.m4 = round_up(s.out_channels, kDirectConvBlockM);
-  l.conv_w8 = round_up(s.conv_w(), kDirectConvVec);
-  l.padded_w = round_up(l.conv_w8 + s.kernel_w - 1, kDirectConvVec);
+  l.conv_w8 = round_up(s.used_conv_w(), kDirectConvVec);
+  l.padded_w = round_up(std::max(l.conv_w8 + s.kernel_w - 1, s.pad_left + s.in_w), kDirectConvVec);
   l.padded_h = s.conv_h() + s.kernel_h - 1;
   l.ring_rows = s.pool ? s.pool_h : 1;
   l.packed_floats = l.m4 * s.in_channels * s.kernel_h * s.kernel_w;
