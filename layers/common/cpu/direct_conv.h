@@ -119,27 +119,41 @@ struct TileArgs {
 
 #if IE_DIRECT_CONV_AVX2
 // 4 output channels x NV vectors of 8 columns, accumulated over every input channel and tap, then stored.
+// The accumulators are 4 one-dimensional arrays and the tap rows one flat do-while loop: with a __m256[4][NV]
+// array in two nested for loops GCC 12 kept the accumulators in memory too (stores, and for NV = 3 reloads, in
+// every iteration of the tap-row loop).
 template <int KW, int NV>
 inline void conv_tile(const TileArgs& a) {
-  __m256 acc[kDirectConvBlockM][NV];
-  for (int m = 0; m < kDirectConvBlockM; ++m)
-    for (int j = 0; j < NV; ++j) acc[m][j] = _mm256_setzero_ps();
+  __m256 acc0[NV], acc1[NV], acc2[NV], acc3[NV];
+  for (int j = 0; j < NV; ++j) acc0[j] = _mm256_setzero_ps(), acc1[j] = acc0[j], acc2[j] = acc0[j], acc3[j] = acc0[j];
   const float* w = a.w;
-  for (int64_t c = 0; c < a.channels; ++c) {
-    const float* row = a.in + c * a.in_channel;
-    for (int64_t ky = 0; ky < a.kernel_h; ++ky, row += a.in_row, w += KW * kDirectConvBlockM) {
-      for (int kx = 0; kx < KW; ++kx) {
-        __m256 v[NV];
-        for (int j = 0; j < NV; ++j) v[j] = _mm256_loadu_ps(row + kx + j * kDirectConvVec);
-        for (int m = 0; m < kDirectConvBlockM; ++m) {
-          const __m256 wb = _mm256_broadcast_ss(w + kx * kDirectConvBlockM + m);
-          for (int j = 0; j < NV; ++j) acc[m][j] = _mm256_fmadd_ps(v[j], wb, acc[m][j]);
-        }
-      }
+  const float* row = a.in;
+  const int64_t rows = a.channels * a.kernel_h, next_channel = a.in_channel - a.kernel_h * a.in_row;
+  int64_t r = 0, ky = 0;
+  do {  // rows >= 1: no zero-trip path, for which GCC kept a copy of the accumulators in memory
+    for (int kx = 0; kx < KW; ++kx) {
+      __m256 v[NV];
+      for (int j = 0; j < NV; ++j) v[j] = _mm256_loadu_ps(row + kx + j * kDirectConvVec);
+      const float* wk = w + kx * kDirectConvBlockM;
+      __m256 wb = _mm256_broadcast_ss(wk);
+      for (int j = 0; j < NV; ++j) acc0[j] = _mm256_fmadd_ps(v[j], wb, acc0[j]);
+      wb = _mm256_broadcast_ss(wk + 1);
+      for (int j = 0; j < NV; ++j) acc1[j] = _mm256_fmadd_ps(v[j], wb, acc1[j]);
+      wb = _mm256_broadcast_ss(wk + 2);
+      for (int j = 0; j < NV; ++j) acc2[j] = _mm256_fmadd_ps(v[j], wb, acc2[j]);
+      wb = _mm256_broadcast_ss(wk + 3);
+      for (int j = 0; j < NV; ++j) acc3[j] = _mm256_fmadd_ps(v[j], wb, acc3[j]);
     }
+    row += a.in_row;
+    w += KW * kDirectConvBlockM;
+    if (++ky == a.kernel_h) ky = 0, row += next_channel;
+  } while (++r < rows);
+  for (int j = 0; j < NV; ++j) {
+    _mm256_store_ps(a.out + j * kDirectConvVec, acc0[j]);
+    _mm256_store_ps(a.out + a.out_channel + j * kDirectConvVec, acc1[j]);
+    _mm256_store_ps(a.out + 2 * a.out_channel + j * kDirectConvVec, acc2[j]);
+    _mm256_store_ps(a.out + 3 * a.out_channel + j * kDirectConvVec, acc3[j]);
   }
-  for (int m = 0; m < kDirectConvBlockM; ++m)
-    for (int j = 0; j < NV; ++j) _mm256_store_ps(a.out + m * a.out_channel + j * kDirectConvVec, acc[m][j]);
 }
 #else
 template <int KW, int NV>
@@ -206,17 +220,16 @@ inline ConvRowFn conv_row_for(int64_t kernel_w) {
 
 inline bool is_nan(float v) { return v != v; }
 
-/// dst = max(dst, src) over n floats (n a multiple of 8), a NaN in either winning.
-inline void max_into(float* dst, const float* src, int64_t n) {
+/// dst = max(a, b) over n floats (n a multiple of 8, all 32-byte aligned; dst may be a), a NaN in either winning.
+inline void max_of(float* dst, const float* a, const float* b, int64_t n) {
 #if IE_DIRECT_CONV_AVX2
   for (int64_t i = 0; i < n; i += kDirectConvVec) {
-    const __m256 a = _mm256_load_ps(dst + i), b = _mm256_load_ps(src + i);
-    const __m256 m = _mm256_max_ps(a, b);  // b when either is NaN
-    _mm256_store_ps(dst + i, _mm256_blendv_ps(m, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
+    const __m256 va = _mm256_load_ps(a + i), vb = _mm256_load_ps(b + i);
+    const __m256 m = _mm256_max_ps(va, vb);  // vb when either is NaN
+    _mm256_store_ps(dst + i, _mm256_blendv_ps(m, va, _mm256_cmp_ps(va, va, _CMP_UNORD_Q)));
   }
 #else
-  for (int64_t i = 0; i < n; ++i)
-    if (src[i] > dst[i] || (is_nan(src[i]) && !is_nan(dst[i]))) dst[i] = src[i];
+  for (int64_t i = 0; i < n; ++i) dst[i] = (b[i] > a[i] || (is_nan(b[i]) && !is_nan(a[i]))) ? b[i] : a[i];
 #endif
 }
 
@@ -263,16 +276,16 @@ inline void finish_row(const float* v, float bias, bool relu, float* out, int64_
   for (; i < n; ++i) out[i] = finish(v[i], bias, relu);
 }
 
-/// One output row of one channel from the vertical max `v` (a row of `width` floats, a multiple of 16, that may be
-/// overwritten): horizontal window max, bias, ReLU.
-inline void pool_row(const DirectConvShape& s, float* v, int64_t width, float bias, float* out) {
+/// One output row of one channel from the vertical max `v` (`width` floats readable, a multiple of 16):
+/// horizontal window max (into `work`, which may be v), bias, ReLU.
+inline void pool_row(const DirectConvShape& s, const float* v, float* work, int64_t width, float bias, float* out) {
   const int64_t cw = s.conv_w(), ow = s.out_w();
   if (!s.pool || (s.pool_w == 1 && s.pool_stride_w == 1 && s.pool_pad_left == 0))
     return finish_row(v, bias, s.relu, out, ow);
   if (pairwise_pool(s)) {
-    pair_max(v, v, width);
-    if (s.pool_w == 4) pair_max(v, v, (width / 2 + 15) / 16 * 16);
-    return finish_row(v, bias, s.relu, out, ow);
+    pair_max(v, work, width);
+    if (s.pool_w == 4) pair_max(work, work, (width / 2 + 15) / 16 * 16);
+    return finish_row(work, bias, s.relu, out, ow);
   }
   for (int64_t px = 0; px < ow; ++px) {
     const int64_t x0 = px * s.pool_stride_w - s.pool_pad_left;
@@ -293,8 +306,9 @@ inline void pool_row(const DirectConvShape& s, float* v, int64_t width, float bi
 /// Computes output rows [row_begin, row_end) of one image: x [C, in_h, in_w], y [M, out_h, out_w] (the whole
 /// image; only those rows are written), packed weights from direct_conv_pack, bias [M] or nullptr, and `scratch`
 /// of direct_conv_layout(s).scratch_floats floats (any alignment) owned by the calling thread.
-/// NVMAX (1..3) is the widest register tile in vectors of 8 columns; 3 is the fastest measured (see the lab).
-template <int NVMAX = 3>
+/// NVMAX (1..3) is the widest register tile in vectors of 8 columns; 2 is the fastest measured (see the lab: with
+/// 3, 16 ymm registers are too few for GCC, which reloads input vectors as FMA memory operands).
+template <int NVMAX = 2>
 void direct_conv_rows(const DirectConvShape& s, const float* packed, const float* bias, const float* x, float* y,
                       float* scratch, int64_t row_begin, int64_t row_end) {
   using namespace direct_conv_detail;
@@ -314,14 +328,23 @@ void direct_conv_rows(const DirectConvShape& s, const float* packed, const float
   float* vmax = ring + l.ring_rows * l.m4 * cw8;
   const int64_t vmax_w = (cw8 + 15) / 16 * 16;  // the pair-max passes read whole 16-float blocks
   std::fill(vmax + cw8, vmax + vmax_w, 0.0f);
-  for (int64_t c = 0; c < s.in_channels; ++c)
-    for (int64_t r = 0; r < band; ++r) {
-      float* dst = xp + (c * band + r) * pw;
-      const int64_t iy = c0 + r - s.pad_top;
-      std::memset(dst, 0, static_cast<size_t>(pw) * sizeof(float));
-      if (iy >= 0 && iy < s.in_h)
-        std::memcpy(dst + s.pad_left, x + (c * s.in_h + iy) * s.in_w, static_cast<size_t>(s.in_w) * sizeof(float));
-    }
+  // Without padding, and with every tile's reads inside the input row, the tiles read the input in place (both
+  // layers of the conv net); otherwise from a zero-padded copy of the band.
+  const bool in_place =
+      s.pad_top == 0 && s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0 && cw8 + s.kernel_w - 1 <= s.in_w;
+  const float* in = x + c0 * s.in_w;
+  int64_t in_row = s.in_w, in_channel = s.in_h * s.in_w;
+  if (!in_place) {
+    for (int64_t c = 0; c < s.in_channels; ++c)
+      for (int64_t r = 0; r < band; ++r) {
+        float* dst = xp + (c * band + r) * pw;
+        const int64_t iy = c0 + r - s.pad_top;
+        std::memset(dst, 0, static_cast<size_t>(pw) * sizeof(float));
+        if (iy >= 0 && iy < s.in_h)
+          std::memcpy(dst + s.pad_left, x + (c * s.in_h + iy) * s.in_w, static_cast<size_t>(s.in_w) * sizeof(float));
+      }
+    in = xp, in_row = pw, in_channel = band * pw;
+  }
 
   const ConvRowFn conv_row_fn = conv_row_for<NVMAX>(s.kernel_w);
   const int64_t packed_block = s.in_channels * s.kernel_h * s.kernel_w * kDirectConvBlockM;
@@ -330,7 +353,7 @@ void direct_conv_rows(const DirectConvShape& s, const float* packed, const float
   auto ensure_row = [&](int64_t cy) {
     int64_t& held = slot_row[static_cast<size_t>(cy % l.ring_rows)];
     if (held == cy) return;
-    TileArgs a{xp + (cy - c0) * pw, pw, band * pw, s.in_channels, s.kernel_h, packed, slot(cy), cw8};
+    TileArgs a{in + (cy - c0) * in_row, in_row, in_channel, s.in_channels, s.kernel_h, packed, slot(cy), cw8};
     conv_row_fn(a, l.m4, cw8, packed_block);
     held = cy;
   };
@@ -346,9 +369,13 @@ void direct_conv_rows(const DirectConvShape& s, const float* packed, const float
         std::fill(out, out + ow, std::numeric_limits<float>::lowest());
         continue;
       }
-      std::memcpy(vmax, slot(rb) + m * cw8, static_cast<size_t>(cw8) * sizeof(float));
-      for (int64_t cy = rb + 1; cy < re; ++cy) max_into(vmax, slot(cy) + m * cw8, cw8);
-      pool_row(s, vmax, vmax_w, bias ? bias[m] : 0.0f, out);
+      const float* v = slot(rb) + m * cw8;  // one row: pooled straight from the ring
+      if (re - rb > 1) {
+        max_of(vmax, v, slot(rb + 1) + m * cw8, cw8);
+        for (int64_t cy = rb + 2; cy < re; ++cy) max_of(vmax, vmax, slot(cy) + m * cw8, cw8);
+        v = vmax;
+      }
+      pool_row(s, v, vmax, vmax_w, bias ? bias[m] : 0.0f, out);
     }
   }
 }
