@@ -10,12 +10,31 @@
 //        --filter S  time only the runs whose "layer variant" contains S (e.g. "conv1 cols_m4_nv3")
 // Exit status: non-zero when any check fails.
 //
-// Variants (NV = vectors of 8 output columns per register tile; every tile has 4 output channels) and figures
-// on the 2-core development machine (AMD EPYC Zen 4 under KVM, AVX2 code, measured FMA peak 1 thread 82.9 and
-// 2 threads 165.6 GFLOP/s), batch 1000, GFLOP/s (% of the peak):
-//   variant        conv1 1->4 7x7 86x86 +pool2   conv2 4->16 7x7 40x40 +pool4
-//                    1 thread     2 threads        1 thread     2 threads
-//   (filled in below from the runs)
+// Variants: NV = the widest register tile in vectors of 8 output columns (every tile has 4 output channels; a row
+// of n vectors is split into near-equal tiles). Figures on the 2-core development machine (AMD EPYC Zen 4 under
+// KVM, GCC 12, x86-64-v3 code), batch 1000, best of 3 runs of the lab, against the best FMA peak measured: 111.3
+// GFLOP/s at 1 thread, 209.6 at 2 threads. GFLOP/s count the whole convolution; "exec" is the share of the peak
+// counting the FMAs executed (conv2 computes only the 32x32 of 34x34 outputs its floor-mode pool reads). The
+// machine was shared with other builds: single runs varied by up to 30%.
+//   variant        conv1 1->4 7x7 86x86, pool 2/2          conv2 4->16 7x7 40x40, pool 4/4
+//                  1 thread        2 threads               1 thread                  2 threads
+//   cols_m4_nv1     57.1 (51.3%)    95.9 (45.8%)            61.4 (55.2%, exec 48.9%)  114.9 (54.8%, exec 48.6%)
+//   cols_m4_nv2     80.5 (72.3%)   132.7 (63.3%)           102.3 (91.9%, exec 81.4%)  183.2 (87.4%, exec 77.4%)
+//   cols_m4_nv3     74.5 (66.9%)   119.5 (57.0%)           104.8 (94.2%, exec 83.4%)  140.7 (67.1%, exec 59.5%)
+// (conv2's row is 4 vectors: nv2 and nv3 both run it as two 2-vector tiles, so their gap there is noise.)
+// What was learned, in order (conv1 / conv2 at 1 thread, % of peak, single noisy runs):
+// - first version: scalar horizontal pool, every row padded and copied: 27% / 52%. Pooling was the bottleneck of
+//   conv1 (25,600 conv outputs per image through a scalar loop with NaN tests).
+// - vectorized 2/2 and 4/4 pools (pair-max passes with in-lane shuffles), balanced tiles (10 vectors as
+//   3+3+2+2, not 3+3+3+1: a 1-vector tile has 4 FMA chains, too few for the FMA latency): 52% / 74%.
+// - skipping the columns a floor-mode pool drops (conv2: 32 of 34): conv2 +13%.
+// - reading unpadded inputs in place, pooling straight from the ring: a few %.
+// - GCC 12 kept the __m256[4][NV] accumulators in memory (stores every tap row, and for NV = 3 reloads as FMA
+//   memory operands); 4 one-dimensional arrays and a flat do-while tap loop keep them in registers: nv2 became
+//   the fastest (clang compiled the first form well: conv1 nv3 75%).
+// Where it stands: conv1's tiles are 84% of its time (perf), the rest is pooling; each tap is 2 input loads (half
+// of them crossing a cache line) and 4 weight broadcasts per 8 FMAs, close to the load ports' limit. Next: AVX-512
+// tiles (32 registers: 4 channels x 4 vectors of 16), chosen at run time.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -302,8 +321,14 @@ void time_layers(int64_t batch, int all_threads, const std::string& filter) {
     const auto b = random_values(static_cast<size_t>(s.out_channels), rng);
     const auto packed = ie::cpu::direct_conv_pack(s, w.data());
     std::vector<float> y(static_cast<size_t>(batch * s.out_channels * s.out_h() * s.out_w()));
-    const double flops = 2.0 * double(batch) * double(s.out_channels) * double(s.conv_h() * s.conv_w()) *
-                         double(s.in_channels * s.kernel_h * s.kernel_w);
+    // Nominal flops are the whole convolution's; the kernel executes the used rows and columns only (a floor-mode
+    // pool drops some: conv2 computes 32x32 of 34x34) in whole vectors and blocks of 4 channels.
+    const double taps = double(s.in_channels * s.kernel_h * s.kernel_w);
+    const double flops = 2.0 * double(batch) * double(s.out_channels) * double(s.conv_h() * s.conv_w()) * taps;
+    const ie::cpu::DirectConvLayout l = ie::cpu::direct_conv_layout(s);
+    const int64_t used_rows =
+        s.pool ? std::min(s.conv_h(), (s.pool_out_h - 1) * s.pool_stride_h + s.pool_h) : s.conv_h();
+    const double executed = 2.0 * double(batch) * double(l.m4) * double(used_rows * l.conv_w8) * taps;
     for (const Variant& v : kVariants)
       for (int threads : {1, all_threads}) {
         if (!filter.empty() && (std::string(layer.name) + " " + v.name).find(filter) == std::string::npos) continue;
@@ -314,8 +339,9 @@ void time_layers(int64_t batch, int all_threads, const std::string& filter) {
           best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
         const double gflops = flops / best * 1e-9, peak = threads == 1 ? peak1 : peak_all;
-        std::printf("%-28s %-12s threads %2d  %8.3f ms  %7.1f GFLOP/s  %5.1f%% of peak\n", layer.name, v.name, threads,
-                    best * 1e3, gflops, 100.0 * gflops / peak);
+        std::printf("%-28s %-12s threads %2d  %8.3f ms  %7.1f GFLOP/s  %5.1f%% of peak (executed FMAs: %5.1f%%)\n",
+                    layer.name, v.name, threads, best * 1e3, gflops, 100.0 * gflops / peak,
+                    100.0 * executed / best * 1e-9 / peak);
       }
   }
 }
