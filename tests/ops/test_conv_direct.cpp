@@ -1,13 +1,14 @@
 // Conv and ie.FusedConv on the shapes the CPU direct convolution serves (layers/common/cpu/direct_conv.h): random
 // odd shapes against a plain float64 reference, batch 1 split over more threads than images, float16 and float64
-// tensors (float16 computed in float by the direct kernel, float64 by the im2col path), and shapes just outside
-// what the direct kernel serves.
+// tensors (float16 computed in float by the direct kernel, float64 by the im2col path), weights that are not
+// constant (packed on each run), NaN inputs, and shapes just outside what the direct kernel serves.
 #include <algorithm>
 #include <limits>
 #include <random>
 
 #include "engine/core/parallel.h"
 #include "tests/ops/nn_test_util.h"
+#include "tests/unit/graph_builder.h"
 
 using namespace ie;
 using namespace ie::test;
@@ -54,7 +55,9 @@ std::vector<double> reference(const Case& k, const std::vector<double>& x, const
         for (int64_t dy = 0; dy < k.pool_k; ++dy)
           for (int64_t dx = 0; dx < k.pool_k; ++dx) {
             const int64_t y = py * k.pool_s - k.pool_pad + dy, xx = px * k.pool_s - k.pool_pad + dx;
-            if (y >= 0 && y < ch && xx >= 0 && xx < cw) best = std::max(best, conv[(i * ch + y) * cw + xx]);
+            if (y < 0 || y >= ch || xx < 0 || xx >= cw) continue;
+            const double v = conv[(i * ch + y) * cw + xx];
+            if (v > best || std::isnan(v)) best = std::isnan(best) ? best : v;  // NaN wins, as in MaxPool
           }
         out[(i * out_h + py) * out_w + px] = best;
       }
@@ -159,4 +162,53 @@ TEST_CASE("Conv/FusedConv outside the direct path: stride 2, group 2, 17 channel
   check_case({1, 17, 5, 11, 12, 3, 3, 1, true, true, 2, 2});
   check_case({1, 3, 5, 11, 12, 1, 1, 0, true, true});
   check_case({1, 2, 3, 13, 14, 9, 9, 2, true, true, 2, 2});
+}
+
+TEST_CASE("Conv/FusedConv direct path: weights that are graph inputs are packed on each run") {
+  const Case k{2, 3, 10, 23, 19, 5, 5, 2, true, true, 3, 2, 1, true};
+  const auto x = ramp(k.n * k.c * k.h * k.w, 5), w = ramp(k.m * k.c * k.kh * k.kw, 6), b = ramp(k.m, 7);
+  Attributes a;
+  a.set_ints("pads", {k.pad, k.pad, k.pad, k.pad});
+  a.set_string("activation", "Relu");
+  a.set_string("pool", "MaxPool");
+  a.set_ints("pool_kernel_shape", {k.pool_k, k.pool_k});
+  a.set_ints("pool_strides", {k.pool_s, k.pool_s});
+  a.set_ints("pool_pads", {k.pool_pad, k.pool_pad, k.pool_pad, k.pool_pad});
+  a.set_int("pool_ceil_mode", 1);
+  GraphBuilder g;
+  g.input("x", {k.n, k.c, k.h, k.w}).input("w", {k.m, k.c, k.kh, k.kw}).input("b", {k.m});
+  g.node("FusedConv", {"x", "w", "b"}, {"y"}, a, "fused").domain = "ie";
+  g.output("y");
+  auto y = run_engine(
+      g.build(), {{"x", f32({k.n, k.c, k.h, k.w}, x)}, {"w", f32({k.m, k.c, k.kh, k.kw}, w)}, {"b", f32({k.m}, b)}});
+  const int64_t out_h = y[0].shape()[2], out_w = y[0].shape()[3];
+  check_close(y[0], {k.n, k.m, out_h, out_w}, reference(k, x, w, b, out_h, out_w), 1e-4, 1e-4);
+}
+
+TEST_CASE("Conv/FusedConv direct path: a NaN input reaches every output whose window sees it") {
+  for (int pool : {0, 2}) {
+    Case k{1, 2, 5, 12, 17, 3, 3, 1, true, true, pool, pool};
+    auto x = ramp(k.n * k.c * k.h * k.w, 9);
+    x[1 * k.h * k.w + 5 * k.w + 7] = std::nan("");  // channel 1, row 5, column 7
+    const auto w = ramp(k.m * k.c * k.kh * k.kw, 10), b = ramp(k.m, 11);
+    Attributes a;
+    a.set_ints("pads", {1, 1, 1, 1});
+    a.set_string("activation", "Relu");
+    if (pool) {
+      a.set_string("pool", "MaxPool");
+      a.set_ints("pool_kernel_shape", {2, 2});
+      a.set_ints("pool_strides", {2, 2});
+    }
+    auto y = run_node_cpu(make_node("FusedConv", {"x", "w", "b"}, {"y"}, a, "ie"),
+                          {f32({k.n, k.c, k.h, k.w}, x), f32({k.m, k.c, k.kh, k.kw}, w), f32({k.m}, b)}, 17);
+    const auto want = reference(k, x, w, b, y[0].shape()[2], y[0].shape()[3]);
+    int64_t nans = 0;
+    for (int64_t i = 0; i < y[0].numel(); ++i) {
+      const double got = value_at(y[0], i);
+      CHECK(std::isnan(got) == std::isnan(want[i]));
+      if (!std::isnan(want[i])) CHECK(std::fabs(got - want[i]) <= 1e-4 + 1e-4 * std::fabs(want[i]));
+      nans += std::isnan(want[i]) ? 1 : 0;
+    }
+    CHECK(nans == (pool ? 5 * 4 : 5 * 9));  // every output channel: the 3x3 conv outputs around it (2x2 pooled)
+  }
 }
