@@ -6,16 +6,22 @@
 // 1..16 input and 1..64 output channels, optional max pool (any window, stride, pads below the window, ceil mode;
 // no dilation), activation none or ReLU. direct_conv_fits() says whether a shape is served.
 //
-// Work split (learned from MLAS's NCHWc kernels and XNNPACK's small-channel convolutions):
-// - The band of input rows a call needs is copied once into a zero-padded scratch (conv padding + a right margin
-//   wide enough for whole vectors), so the inner loops have no edge tests and every load is in bounds.
-// - Register tile: 4 output channels x NV vectors of 8 output columns of one conv row (NV <= 3: 12 accumulators,
-//   3 input vectors and 1 broadcast weight fill the 16 ymm registers). Each input vector loaded is used by 4 FMAs;
-//   the 4 weights of a tap are consecutive in the packed layout [M/4][C][KH][KW][4] (one broadcast each).
+// Work split:
+// - The tiles read the input in place when it needs no padding and every vector read stays inside its row (both
+//   layers of the conv net); otherwise the band of input rows a call needs is copied once into a zero-padded
+//   scratch (conv padding + a right margin wide enough for whole vectors). Either way the inner loops have no
+//   edge tests and every load is in bounds.
+// - Register tile: 4 output channels x NV vectors of 8 output columns of one conv row (NV <= 3; 2 by default:
+//   8 accumulators, 2 input vectors and 1 broadcast weight). Each input vector loaded serves 4 FMAs; the 4 weights
+//   of a tap are consecutive in the packed layout [M/4][C][KH][KW][4] (one broadcast each). This suits very few
+//   output channels (conv1 has 4). onnxruntime's MLAS does the opposite for its NCHW-input kernel: vectors over
+//   blocks of 8 output channels (NCHWc output) with the input broadcast, which fits 8 or more output channels
+//   better (conv2's 16) and is the next variant worth a lab entry.
 // - Conv rows go to a ring of `pool_h` rows (L1-resident); a pooled row is made as soon as its window's rows are
 //   there: vertical max over the rows (vectors), horizontal max, then bias and ReLU on the pooled values only
 //   (max commutes with adding a per-channel constant and with ReLU, both monotone), so the full-resolution map
-//   never leaves the ring. Without a pool the ring has one row and the same step adds bias and ReLU.
+//   never leaves the ring. Without a pool the ring has one row and the same step adds bias and ReLU. Only the
+//   conv rows and columns some pool window reads are computed (conv2 of the conv net: 32x32 of 34x34).
 // - Max is NaN-propagating as in the reference pool (a NaN anywhere in a window wins).
 #pragma once
 
