@@ -27,7 +27,8 @@ double conv_flops(const ConvSetup& s) {
 
 ConvSetup resolve_conv(const Attributes& attrs, const Shape& x, const Shape& w, const Shape* bias,
                        const std::string& where) {
-  if (x.size() < 3) fail_input(where, ": input X must be [N, C, spatial...] (rank >= 3), got ", shape_to_string(x));
+  if (x.size() < 3)
+    fail_input(where, ": input X must be [N, C, spatial...] (rank >= 3), got ", shape_to_string(x));
   if (w.size() != x.size())
     fail_input(where, ": weight W ", shape_to_string(w), " must have the rank of X ", shape_to_string(x));
   ConvSetup s;
