@@ -46,6 +46,8 @@ class WeightInput {
       m_packed = std::make_shared<std::vector<C>>(to_compute<C>(*init.constants[i]));
   }
   bool present() const { return m_present; }
+  /// The packed constant, or nullptr when the input is absent or not constant.
+  const C* constant() const { return m_packed ? m_packed->data() : nullptr; }
   const C* get(const KernelContext& ctx, std::vector<C>& scratch) const {
     if (!m_present) return nullptr;
     if (m_packed) return m_packed->data();

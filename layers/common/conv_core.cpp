@@ -1,9 +1,11 @@
 #include "layers/common/conv_core.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/core/parallel.h"
 #include "layers/common/compute_type.h"
+#include "layers/common/cpu/direct_conv.h"
 #include "layers/common/gemm.h"
 #include "layers/common/im2col.h"
 #include "layers/common/pool_core.h"
@@ -84,6 +86,52 @@ void conv_forward(const ConvSetup& s, const C* x, const C* w, const C* bias, C* 
 template void conv_forward<float>(const ConvSetup&, const float*, const float*, const float*, float*);
 template void conv_forward<double>(const ConvSetup&, const double*, const double*, const double*, double*);
 
+namespace {
+
+/// The direct kernel's view of a 2-D, group-1, stride-1 convolution with a ReLU or no activation and an undilated
+/// max pool or none; false when the shape is not one it serves (the im2col path runs then).
+bool to_direct_conv(const ConvSetup& s, cpu::DirectConvShape& d) {
+  const Window& g = s.conv;
+  if (g.spatial != 2 || s.group != 1 || (s.activation != Activation::None && s.activation != Activation::Relu))
+    return false;
+  for (int i = 1; i < kMaxSpatial; ++i)
+    if (g.stride[i] != 1 || g.dilation[i] != 1) return false;
+  d.in_channels = s.in_channels, d.out_channels = s.out_channels;
+  d.in_h = g.in[1], d.in_w = g.in[2], d.kernel_h = g.kernel[1], d.kernel_w = g.kernel[2];
+  d.pad_top = g.pad_begin[1], d.pad_left = g.pad_begin[2], d.pad_bottom = g.pad_end[1], d.pad_right = g.pad_end[2];
+  d.relu = s.activation == Activation::Relu;
+  d.pool = s.pool;
+  if (s.pool) {
+    const Window& p = s.pool_window;
+    if (p.spatial != 2 || p.dilation[1] != 1 || p.dilation[2] != 1) return false;
+    d.pool_h = p.kernel[1], d.pool_w = p.kernel[2], d.pool_stride_h = p.stride[1], d.pool_stride_w = p.stride[2];
+    d.pool_pad_top = p.pad_begin[1], d.pool_pad_left = p.pad_begin[2];
+    d.pool_out_h = p.out[1], d.pool_out_w = p.out[2];
+  }
+  return cpu::direct_conv_fits(d);
+}
+
+/// The whole batch through the direct kernel: threads over images, each with its own scratch; when there are
+/// fewer images than threads, each image's output rows are split into bands too (batch-1 latency).
+void direct_conv_forward(const cpu::DirectConvShape& d, int64_t batch, const float* packed, const float* x,
+                         const float* bias, float* y) {
+  const cpu::DirectConvLayout layout = cpu::direct_conv_layout(d);
+  const int64_t threads = std::max(1, cpu_threads()), out_h = d.out_h();
+  const int64_t bands = batch >= threads ? 1 : std::min(out_h, (threads + batch - 1) / batch);
+  const int64_t rows_per_band = (out_h + bands - 1) / bands, units = batch * bands;
+  const int64_t in_image = d.in_channels * d.in_h * d.in_w, out_image = d.out_channels * out_h * d.out_w();
+  parallel_for(units, (units + threads - 1) / threads, [&](int64_t begin, int64_t end) {
+    std::vector<float> scratch(static_cast<size_t>(layout.scratch_floats));
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t n = u / bands, r0 = (u % bands) * rows_per_band;
+      cpu::direct_conv_rows(d, packed, bias, x + n * in_image, y + n * out_image, scratch.data(), r0,
+                            std::min(out_h, r0 + rows_per_band));
+    }
+  });
+}
+
+}  // namespace
+
 std::unique_ptr<Kernel> make_conv_kernel(const KernelInit& init, const ConvSetup& setup) {
   const DType t = init.inputs[0].dtype;
   if (!is_float(t)) return nullptr;
@@ -94,6 +142,27 @@ std::unique_ptr<Kernel> make_conv_kernel(const KernelInit& init, const ConvSetup
   return dispatch_float(t, init.node.label().c_str(), [&](auto tag) -> std::unique_ptr<Kernel> {
     using C = ComputeOf<typename decltype(tag)::type>;
     WeightInput<C> w_in(init, 1), b_in(init, 2);
+    cpu::DirectConvShape direct;
+    if constexpr (std::is_same_v<C, float>) {
+      if (to_direct_conv(setup, direct)) {
+        // Constant weights are packed once here; others on each run.
+        std::shared_ptr<const std::vector<float>> packed;
+        if (const float* w = w_in.constant())
+          packed = std::make_shared<const std::vector<float>>(cpu::direct_conv_pack(direct, w));
+        return make_kernel([setup, direct, packed, w_in, b_in](KernelContext& ctx) {
+          std::vector<float> xs, ws, bs, run_packed;
+          const float* x = as_compute<float>(ctx.inputs[0], xs);
+          const float* w = packed ? packed->data() : nullptr;
+          if (!w) {
+            run_packed = cpu::direct_conv_pack(direct, w_in.get(ctx, ws));
+            w = run_packed.data();
+          }
+          ComputeOut<float> y(ctx.outputs[0]);
+          direct_conv_forward(direct, setup.batch, w, x, b_in.get(ctx, bs), y.data());
+          y.commit();
+        });
+      }
+    }
     return make_kernel([setup, w_in, b_in](KernelContext& ctx) {
       std::vector<C> xs, ws, bs;
       const C* x = as_compute<C>(ctx.inputs[0], xs);

@@ -1,5 +1,7 @@
-// The convolution core shared by Conv and the fused ie.FusedConv: im2col + one matrix product per image and group,
-// then bias, activation and (FusedConv) max pooling while the image's conv output is still in cache.
+// The convolution core shared by Conv and the fused ie.FusedConv. float (and float16/bfloat16, computed in float)
+// 2-D convolutions with few channels, stride 1, ReLU or no activation run the direct kernel of
+// layers/common/cpu/direct_conv.h, pool fused; the rest take im2col + one matrix product per image and group, then
+// bias, activation and (FusedConv) max pooling while the image's conv output is still in cache.
 #pragma once
 
 #include <memory>
@@ -34,7 +36,9 @@ ConvSetup resolve_conv(const Attributes& attrs, const Shape& x, const Shape& w, 
 template <class C>
 void conv_forward(const ConvSetup& setup, const C* x, const C* w, const C* bias, C* y);
 
-/// CPU kernel for a float Conv/FusedConv node with inputs X, W, B: constant weights are packed once here.
+/// CPU kernel for a float Conv/FusedConv node with inputs X, W, B: constant weights are packed once here (for the
+/// direct kernel in its own layout). Threads: over images, and over row bands of each image when the batch is
+/// smaller than the thread count.
 std::unique_ptr<Kernel> make_conv_kernel(const KernelInit& init, const ConvSetup& setup);
 
 }  // namespace ie
