@@ -78,10 +78,11 @@ class ChainBuilder {
     if (kind == Part::None) return fail(why, part.label(), ": no sample-resident form");
     for (size_t i = 1; i < part.outputs.size(); ++i)
       if (!part.outputs[i].empty()) return fail(why, part.label(), ": optional outputs are not produced");
-    const TensorInfo* x = activation(part.inputs.empty() ? "" : part.inputs[0]);
+    const std::string in0 = part.inputs.empty() ? "" : part.inputs[0];
+    if (m_batch < 0 && m_info(in0) && !m_info(in0)->shape.empty()) m_batch = m_info(in0)->shape[0];
+    const TensorInfo* x = activation(in0);
     const TensorInfo* y = m_info(part.outputs[0]);
     if (!x || !y) return fail(why, part.label(), ": its input must be an activation of known shape");
-    if (m_batch < 0) m_batch = x->shape.empty() ? -1 : x->shape[0];
     int rows = 0, cols = 0;
     if (!geometry(*x, &rows, &cols) || !geometry(*y, &rows, &cols))
       return fail(why, part.label(), ": tensors must be float, [batch = ", m_batch, ", ...] of rank >= 2");
@@ -284,8 +285,12 @@ OpCost sample_resident_cost(const Node& node, const std::vector<TensorInfo>& in,
   std::string why;
   OpCost cost{0, io_bytes(in, out)};
   std::vector<const Tensor*> none(in.size(), nullptr);
-  if (!in.empty() && !in[0].shape.empty() && sample_resident_spec(node, in, none, 20, false, &spec, &why))
-    cost.flops = sr::chain_flops_per_sample(spec) * static_cast<double>(in[0].shape[0]);
+  try {
+    if (!in.empty() && !in[0].shape.empty() && sample_resident_spec(node, in, none, 20, false, &spec, &why))
+      cost.flops = sr::chain_flops_per_sample(spec) * static_cast<double>(in[0].shape[0]);
+  } catch (const std::exception&) {
+    // no FLOP figure for a chain whose parts do not infer from these types
+  }
   return cost;
 }
 

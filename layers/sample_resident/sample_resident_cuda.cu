@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "engine/backend/cuda/cuda_check.h"
@@ -39,8 +40,13 @@ Tensor bytes_tensor(const void* data, size_t bytes) {
 std::unique_ptr<Kernel> make_sample_resident(const KernelInit& init) {
   sr::ChainSpec spec;
   std::string why;
-  if (!sample_resident_spec(init.node, init.inputs, init.constants, init.opset, true, &spec, &why))
-    return init.decline(why);
+  try {
+    // The planner also asks for the node with its tensors widened to float32, where the parts' types disagree.
+    if (!sample_resident_spec(init.node, init.inputs, init.constants, init.opset, true, &spec, &why))
+      return init.decline(why);
+  } catch (const std::exception& e) {
+    return init.decline(e.what());
+  }
   const int64_t batch = init.inputs[0].shape[0];
   if (!always() && (batch < kMinBatch || batch > kMaxBatch))
     return init.decline("batch ", batch, ": the per-step kernels are faster outside ", kMinBatch, " to ", kMaxBatch,
