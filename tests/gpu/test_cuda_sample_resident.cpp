@@ -14,7 +14,7 @@ using namespace ie;
 
 namespace {
 
-// The plan's ie.SampleResident step: its kernel set, or "(none)"; `declined` receives the parts' reasons.
+// The plan's ie.SampleResident step: its kernel set, or "(none)"; `declined` receives the reasons its parts carry.
 std::string chain_step(const Graph& g, int64_t batch, Precision p, std::string* declined = nullptr) {
   PlanOptions options;
   options.precision = p;
@@ -22,7 +22,7 @@ std::string chain_step(const Graph& g, int64_t batch, Precision p, std::string* 
   for (auto& step : plan->steps) {
     if (step.node.op_type == "SampleResident") return step.kernel_set;
     for (auto& d : step.declined)
-      if (declined && d.find("SampleResident") != std::string::npos) *declined = d;
+      if (declined && d.find("SampleResident") != std::string::npos) *declined += d + "\n";
   }
   return "(none)";
 }

@@ -24,7 +24,9 @@ fi
 declare -A pids
 for src in "${labs[@]}"; do
   name=$(basename "$src" .cu)
-  "$nvcc" "${flags[@]}" "$src" -o "$bin/$name" >"$out/$name.build.log" 2>&1 &
+  # A lab that also needs host sources of the engine names them in a "// lab-sources: a.cpp b.cpp" line.
+  extra=$(sed -n 's|^// lab-sources: ||p' "$src")
+  "$nvcc" "${flags[@]}" "$src" $extra -o "$bin/$name" >"$out/$name.build.log" 2>&1 &
   pids[$name]=$!
 done
 

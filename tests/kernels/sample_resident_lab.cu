@@ -4,10 +4,34 @@
 //
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I. \
 //     tests/kernels/sample_resident_lab.cu layers/sample_resident/sample_resident_builder.cpp -o sample_resident_lab
-//   ./sample_resident_lab            # checks, then timings at batch 32 .. 65536
+//   ./sample_resident_lab            # checks, then timings at batch 32 .. 65536 (--check-only: checks; time: timings;
+//                                    # plan: the SSA's program, no device needed; one: one launch for ncu)
+// lab-sources: layers/sample_resident/sample_resident_builder.cpp
 //
-// Variants and figures (H200, SSA shape, batch 65536, bf16, median of 50 with 3 rotated inputs):
-//   (filled in from the runs: see tools/results/h200/sample_resident/)
+// Variants and figures (H200, SSA shape, bf16, median of 50 launches over 3 rotated inputs; batch 65536, and
+// batch 32 = one tile's latency). Floors at 65536: 100 GFLOP at ~760 TFLOP/s = 0.13 ms; 0.18 GB at ~4.2 TB/s.
+//   1. generic per-pair epilogue, program and floats read from global memory, two 40 KiB weight slots
+//                                                                                      7.74 ms   (0.241 ms at 32)
+//   2. the epilogue per 16 x 64 tile, its branches resolved at compile time; LayerNorm 8 lanes per row
+//                                                                                      4.18      (0.135)
+//   3. program and floats copied to shared memory (its global loads were 15% of the stall samples); 24 KiB
+//      weight slots (a larger W^T runs as column slices)                               3.75      (0.126)
+//   4. swizzle by the line index alone (2 instructions, not 6); whole 64-column units compiled apart
+//                                                                                      3.31      (0.113)
+//   5. activations other than GELU out of line (the code fell from 74,000 to 39,000 SASS instructions: it
+//      stalled on instruction fetch); unit indices without integer division             3.12      (0.106)
+//   6. next-Linear index in the program, no K-range division, RoPE pair by mask, split K in at most 4 slices
+//                                                                                      2.89      (0.0995) kept
+//   7. tried: 32- or 16-column units where a product has fewer 64-column units than warps (10 of 15 warps
+//      busy in the N = 64 products): more A loads and the runtime-groups path           3.19      (0.109) dropped
+//   warps: 15 (the builder's choice) 2.89 ms, 10: 3.12, 8: 3.70.
+//   stage attribution (6., instructions of one kind left out): Linear 1.84 ms, LayerNorm 0.58, attention 0.36,
+//   stores 0.06. ncu (4., batch 4096): 11.4 cycles per issued instruction, of them waiting on fixed latency 2.1,
+//   barrier 1.6, shared memory 1.6, instruction fetch 1.4; HMMA 1.7% of the instructions, address arithmetic
+//   and GELU most of the rest: the tile is bound by its epilogues' instructions and latency, not by the MMAs.
+// Engine, same call (bench, SSA bf16, ms): batch 1 0.096 (per step 0.080), 32 0.097 (0.106), 512 0.098 (0.114),
+// 2048 0.099 (0.168), 4096 0.187 (0.238), 8192 0.374 (0.406), 16384 0.743 (0.730), 65536 2.90 (2.68): hence the
+// planner's batch range 16 .. 8192 (layers/sample_resident/sample_resident_cuda.cu).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -367,6 +391,7 @@ int main(int argc, char** argv) {
     ok &= check<__half>(dev, odd, Elem::F16, 5, 8, rng);
     std::printf(ok ? "all checks passed\n" : "CHECKS FAILED\n");
   }
+  if (argc > 1 && std::string(argv[1]) == "--check-only") return ok ? 0 : 1;
   std::printf("timings (SSA shape):\n");
   for (int w : {16, 10, 8}) time_it<__nv_bfloat16>(dev, Elem::BF16, 65536, w, rng);
   for (int64_t b : {32, 512, 4096, 65536}) time_it<__nv_bfloat16>(dev, Elem::BF16, b, 16, rng);
