@@ -8,7 +8,8 @@
 //    Tensor Cores (mma m16n8k16, float accumulation; A and W^T by ldmatrix from swizzled shared memory) and
 //    finishes its accumulators in registers: bias, RoPE on (2i, 2i + 1) column pairs (a thread holds exactly
 //    such a pair), activation, residual, the store in the view's type. Products with few units (a 16-row tile x
-//    32 columns of K = 640) split K over the warps and add into a float scratch first.
+//    32 columns of K = 640) split K over the warps: each slice's sums go to its own part of a float scratch and
+//    are added in slice order (no atomics: the same inputs give the same bits on every run and device).
 //  - The weights: every Linear's W^T streams from global memory (L2-resident: every CTA reads the same bytes)
 //    by 16-byte cp.async into one of two slots while the previous instructions run; the next Linear's copy starts
 //    as soon as this one's has landed.
@@ -259,17 +260,21 @@ __device__ void run_linear(const Instr& ins, const Args& a, int tile, unsigned c
     for (int j = 0; j < 8; ++j) {
       if (j >= 2 * groups) break;
       const int c = n0 + j * 8 + cq;
-      atomicAdd(scratch + r * n + c, acc[j][0]);
-      atomicAdd(scratch + r * n + c + 1, acc[j][1]);
-      atomicAdd(scratch + (r + 8) * n + c, acc[j][2]);
-      atomicAdd(scratch + (r + 8) * n + c + 1, acc[j][3]);
+      float* slice = scratch + part * rows * n;
+      *reinterpret_cast<float2*>(slice + r * n + c) = make_float2(acc[j][0], acc[j][1]);
+      *reinterpret_cast<float2*>(slice + (r + 8) * n + c) = make_float2(acc[j][2], acc[j][3]);
     }
   }
   if (ks == 1) return;
   __syncthreads();  // every slice's sums are in the scratch
   for (int i = threadIdx.x; i < rows * n / 2; i += blockDim.x) {
     const int r = (2 * i) / n, c = (2 * i) % n;
-    finish_pair<T>(ins, a, smem, r, ins.col0 + c, scratch[r * n + c], scratch[r * n + c + 1]);
+    float2 v = make_float2(0.f, 0.f);
+    for (int p = 0; p < ks; ++p) {  // in slice order: deterministic
+      const float2 s = *reinterpret_cast<const float2*>(scratch + p * rows * n + r * n + c);
+      v.x += s.x, v.y += s.y;
+    }
+    finish_pair<T>(ins, a, smem, r, ins.col0 + c, v.x, v.y);
   }
 }
 
@@ -603,10 +608,8 @@ __global__ void __launch_bounds__(kMaxThreads) sample_resident_kernel(Args ga) {
           break;
         case OpCode::Linear: {
           const int here = prog.w_stage + slot * prog.w_slot_bytes;
-          if (ins.ksplit > 1)
-            for (int j = threadIdx.x; j < prog.tile * ins.in.rows * ins.nc; j += blockDim.x) scratch[j] = 0.f;
           dev::cp_async_wait<0>();
-          __syncthreads();  // this Linear's weights (every thread's copies) have landed; the scratch is zero
+          __syncthreads();  // this Linear's weights (every thread's copies) have landed
           const int next = ins.next_linear;
           if (next >= 0 && !(next <= i && last_tile))
             prefetch_weights(prog.instr[next], a, smem, prog.w_stage + (slot ^ 1) * prog.w_slot_bytes);

@@ -327,9 +327,9 @@ bool build_program(const ChainSpec& spec, const Budget& budget, Built* out, std:
     if (ins.op != OpCode::Linear) continue;
     const int units = units_of(ins);
     if (2 * units <= p.warps && ins.k / 16 >= 4) {
-      // At most 4 slices: more made the float atomics' bank conflicts cost more than the shorter K saved.
+      // At most 4 slices: with more, adding the slices cost more than the shorter K saved.
       ins.ksplit = std::min({p.warps / units, ins.k / 32, 4});
-      scratch = std::max(scratch, p.tile * ins.in.rows * ins.nc * 4);
+      scratch = std::max(scratch, ins.ksplit * p.tile * ins.in.rows * ins.nc * 4);
     }
   }
 

@@ -51,7 +51,7 @@ struct Instr {
   int32_t next_linear = -1;  // Linear: the next Linear, cyclically (the next tile's first after the last)
   int64_t w = -1;            // Linear: element offset of W^T [n][k] in the weight blob
   int32_t w_bytes = 0;       // its size
-  int32_t ksplit = 1;        // Linear: warps that share one output tile, each a slice of k (float scratch)
+  int32_t ksplit = 1;        // Linear: warps that share one output tile, each a slice of k (its own float scratch)
   int32_t bias = -1;         // float offsets in the float blob, -1: none
   int32_t gamma = -1, beta = -1;
   int32_t act = 0;  // dev::Act
@@ -69,7 +69,7 @@ struct Program {
   int32_t smem_bytes = 0;
   int32_t w_stage = -1;  // two weight slots of w_slot_bytes each, from this offset
   int32_t w_slot_bytes = 0;
-  int32_t scratch = -1;                        // split-K float accumulators
+  int32_t scratch = -1;                        // split-K partial sums, one block per slice
   int32_t zero = -1;                           // 16 zero bytes: the rows past a sample's end in attention
   int32_t program_smem = -1;                   // where the kernel copies this program (header and `count` instructions)
   int32_t floats_smem = -1, floats_count = 0;  // and the float blob

@@ -40,6 +40,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -253,6 +254,14 @@ static bool check(const Device& dev, const Shape& s, Elem e, int64_t batch, int 
   std::vector<float> r(batch * per_r + 16), z(batch * per_z + 16), rr(batch * per_r), rz(batch * per_z);
   CK(cudaMemcpy(r.data(), dr, r.size() * 4, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(z.data(), dz, z.size() * 4, cudaMemcpyDeviceToHost));
+  // Run again: the same bits (split K adds its slices in a fixed order, no atomics).
+  run.launch<T>(dx, dr, dz, batch);
+  CK(cudaDeviceSynchronize());
+  std::vector<float> r2(r.size()), z2(z.size());
+  CK(cudaMemcpy(r2.data(), dr, r2.size() * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(z2.data(), dz, z2.size() * 4, cudaMemcpyDeviceToHost));
+  const bool same = std::memcmp(r2.data(), r.data(), batch * per_r * 4) == 0 &&
+                    std::memcmp(z2.data(), z.data(), batch * per_z * 4) == 0;
   reference(spec, x, batch, &rr, &rz);
   bool past_ok = true;  // nothing written past the batch
   for (int i = 0; i < 16; ++i) past_ok &= std::isnan(r[batch * per_r + i]) && std::isnan(z[batch * per_z + i]);
@@ -260,13 +269,16 @@ static bool check(const Device& dev, const Shape& s, Elem e, int64_t batch, int 
   double wr = 0, wz = 0;
   const double er = max_err(r, rr, &wr), ez = max_err(z, rz, &wz);
   const double tol = e == Elem::BF16 ? 5e-2 : 1e-2;  // relative to 1 + |ref|, through 2 blocks
-  const bool ok = er <= tol && ez <= tol && past_ok;
+  const bool ok = er <= tol && ez <= tol && past_ok && same;
   std::printf(
       "  %-4s seq %2d slice %2d width %3d heads %d hidden %3d latent %2d batch %6lld warps %2d tile %d "
       "smem %3d KiB: recon err %.2e latent err %.2e (tol %.0e)%s %s\n",
       e == Elem::BF16 ? "bf16" : "fp16", s.seq, s.slice, s.width, s.heads, s.hidden, s.latent,
       static_cast<long long>(batch), run.built.program.warps, run.built.program.tile,
-      run.built.program.smem_bytes / 1024, er, ez, tol, past_ok ? "" : " WROTE PAST THE BATCH", ok ? "ok" : "FAIL");
+      run.built.program.smem_bytes / 1024, er, ez, tol, past_ok ? "" : " WROTE PAST THE BATCH",
+      ok     ? "ok"
+      : same ? "FAIL"
+             : "FAIL (not the same bits twice)");
   cudaFree(dx), cudaFree(dr), cudaFree(dz);
   return ok;
 }
