@@ -4,11 +4,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 #include "layers/attention/attention_setup.h"
+#include "layers/common/activation.h"
 #include "layers/common/compute_type.h"
+#include "layers/common/gemm.h"
 
 namespace ie {
 
@@ -138,8 +142,14 @@ void attend_element(const AttentionSetup& s, const Src* q, const Src* k, const S
         p[j] = dot * static_cast<C>(s.scale);
         top = std::max(top, p[j]);
       }
+      // The exponentials of the row at once (vectorized for float; std::exp one at a time dominated the kernel).
+      if constexpr (std::is_same_v<C, float>) {
+        in_packets(p, S, [top](auto& a) { a = (a - top).exp(); });
+      } else {
+        for (int64_t j = 0; j < S; ++j) p[j] = std::exp(p[j] - top);
+      }
       C sum = 0;
-      for (int64_t j = 0; j < S; ++j) sum += p[j] = std::exp(p[j] - top);
+      for (int64_t j = 0; j < S; ++j) sum += p[j];
       std::fill(acc, acc + D, C(0));
       for (int64_t j = 0; j < S; ++j)
         for (int64_t d = 0; d < D; ++d) acc[d] += p[j] * vh[j * D + d];
@@ -164,30 +174,41 @@ std::unique_ptr<Kernel> make_attention_cpu(const KernelInit& init) {
       const C* bias = s.projection ? bias_in.get(ctx, bs) : nullptr;
       T* y = ctx.outputs[0].as<T>();
       const int64_t S = s.seq, E = s.embed;
-      parallel_for(s.batch, 1, [&](int64_t begin, int64_t end) {
-        std::vector<C> scratch, qkv;
-        for (int64_t b = begin; b < end; ++b) {
+      // Blocks of elements: the projection of a block's rows is one matrix product (Eigen), its q | k | v rows
+      // stay in cache for the attention that follows. (Static chunks: the same blocks on every run.)
+      constexpr int64_t kBlock = 32;
+      parallel_for(s.batch, kBlock, [&](int64_t begin, int64_t end) {
+        std::vector<C> scratch, qkv, wide;
+        for (int64_t b0 = begin; b0 < end; b0 += kBlock) {
+          const int64_t b1 = std::min(end, b0 + kBlock);
           if (!s.projection) {
-            const T* q = ctx.inputs[0].as<const T>() + b * S * E;
-            const T* k = ctx.inputs[1].as<const T>() + b * S * E;
-            const T* v = ctx.inputs[2].as<const T>() + b * S * E;
-            attend_element<T, C>(s, q, k, v, E, cos, sin, y + b * S * E, scratch);
+            for (int64_t b = b0; b < b1; ++b) {
+              const T* q = ctx.inputs[0].as<const T>() + b * S * E;
+              const T* k = ctx.inputs[1].as<const T>() + b * S * E;
+              const T* v = ctx.inputs[2].as<const T>() + b * S * E;
+              attend_element<T, C>(s, q, k, v, E, cos, sin, y + b * S * E, scratch);
+            }
             continue;
           }
-          // q | k | v = x w + bias for the element's S rows, in the compute type.
-          const T* x = ctx.inputs[0].as<const T>() + b * S * s.k;
-          const int64_t n = 3 * E;
-          qkv.assign(S * n, C(0));
-          for (int64_t r = 0; r < S; ++r) {
-            C* row = &qkv[r * n];
-            for (int64_t c = 0; c < n; ++c) row[c] = bias[c];
-            for (int64_t kk = 0; kk < s.k; ++kk) {
-              const C xv = static_cast<C>(x[r * s.k + kk]);
-              const C* wr = w + kk * n;
-              for (int64_t c = 0; c < n; ++c) row[c] += xv * wr[c];
-            }
+          // q | k | v = x w + bias for the block's rows, in the compute type.
+          const int64_t rows = (b1 - b0) * S, n = 3 * E;
+          const T* x = ctx.inputs[0].as<const T>() + b0 * S * s.k;
+          const C* xc = nullptr;
+          if constexpr (std::is_same_v<T, C>) {
+            xc = x;
+          } else {
+            wide.resize(rows * s.k);
+            for (int64_t i = 0; i < rows * s.k; ++i) wide[i] = static_cast<C>(x[i]);
+            xc = wide.data();
           }
-          attend_element<T, C>(s, qkv.data(), qkv.data() + E, qkv.data() + 2 * E, n, cos, sin, y + b * S * E, scratch);
+          qkv.resize(rows * n);
+          gemm<C>(false, false, rows, n, s.k, C(1), xc, s.k, w, n, C(0), qkv.data(), n);
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < n; ++c) qkv[r * n + c] += bias[c];
+          for (int64_t b = b0; b < b1; ++b) {
+            const C* e = qkv.data() + (b - b0) * S * n;
+            attend_element<T, C>(s, e, e + E, e + 2 * E, n, cos, sin, y + b * S * E, scratch);
+          }
         }
       });
     });

@@ -2,8 +2,15 @@
 #pragma once
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+
+#ifndef __CUDACC__  // CUDA sources see this header for the enum only
+#include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
+#endif
 
 #include "engine/core/error.h"
 #include "engine/core/parallel.h"
@@ -36,14 +43,39 @@ inline T activate(Activation a, T x) {
   }
 }
 
-/// Applies `a` to n contiguous values in place; the switch sits outside the loop so each loop vectorizes.
+#ifndef __CUDACC__
+/// Runs f on n floats in aligned blocks of 8 (an Eigen array of 8): Eigen's packet math on every value, the same
+/// bits wherever the data lies. (On a plain Map the unaligned head and the tail take the scalar functions, whose
+/// last bits differ: the determinism tests caught runs that differed with the buffers' addresses.)
+template <class F>
+void in_packets(float* data, int64_t n, F&& f) {
+  for (int64_t i = 0; i < n; i += 8) {
+    alignas(32) float block[8] = {};
+    const int64_t m = n - i < 8 ? n - i : 8;
+    std::copy(data + i, data + i + m, block);
+    Eigen::Map<Eigen::Array<float, 8, 1>, Eigen::Aligned32> a(block);
+    f(a);
+    std::copy(block, block + m, data + i);
+  }
+}
+#endif
+
+/// Applies `a` to n contiguous values in place on the calling thread; the switch sits outside the loop so each
+/// loop vectorizes. GELU on float goes through Eigen's vectorized erf: std::erf one value at a time was 80% of the
+/// SSA's fc1 + GELU and LayerNorm + GELU steps on the CPU (2.7 ns a value).
 template <class T>
-void apply_activation(Activation a, T* data, int64_t n) {
-  if (a == Activation::None) return;
+void activate_span(Activation a, T* data, int64_t n) {
+  if (a == Activation::None || n <= 0) return;
+#ifndef __CUDACC__
+  if constexpr (std::is_same_v<T, float>) {
+    if (a == Activation::Gelu) {
+      in_packets(data, n, [](auto& x) { x = x * 0.5f * (1.f + (x * 0.70710678118654752440f).erf()); });
+      return;
+    }
+  }
+#endif
   auto run = [&](auto op) {
-    parallel_for(n, 1 << 15, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) data[i] = op(data[i]);
-    });
+    for (int64_t i = 0; i < n; ++i) data[i] = op(data[i]);
   };
   switch (a) {
     case Activation::Relu: run([](T x) { return activate(Activation::Relu, x); }); break;
@@ -53,6 +85,13 @@ void apply_activation(Activation a, T* data, int64_t n) {
     case Activation::Sigmoid: run([](T x) { return activate(Activation::Sigmoid, x); }); break;
     default: break;
   }
+}
+
+/// activate_span over n contiguous values, split across the engine's threads.
+template <class T>
+void apply_activation(Activation a, T* data, int64_t n) {
+  if (a == Activation::None) return;
+  parallel_for(n, 1 << 15, [&](int64_t b, int64_t e) { activate_span(a, data + b, e - b); });
 }
 
 }  // namespace ie

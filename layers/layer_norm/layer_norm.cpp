@@ -65,8 +65,8 @@ std::unique_ptr<Kernel> make_layer_norm_cpu(const KernelInit& init) {
       const Activation act = s.activation;
       std::vector<C> ss, bs, se, be;
       const C* scale = broadcast_to(scale_in.get(ctx, ss), s.scale_shape, s.normalized, se, label);
-      const C* bias = bias_in.present() ? broadcast_to(bias_in.get(ctx, bs), s.bias_shape, s.normalized, be, label)
-                                        : nullptr;
+      const C* bias =
+          bias_in.present() ? broadcast_to(bias_in.get(ctx, bs), s.bias_shape, s.normalized, be, label) : nullptr;
       const T* x = ctx.inputs[0].as<const T>();
       T* y = ctx.outputs[0].as<T>();
       const TensorRef* mean_out = ctx.outputs.size() > 1 && ctx.outputs[1].present() ? &ctx.outputs[1] : nullptr;
@@ -80,11 +80,23 @@ std::unique_ptr<Kernel> make_layer_norm_cpu(const KernelInit& init) {
           mean_variance(xr, s.n, 1, mean_d, var_d);
           const C mean = static_cast<C>(mean_d);
           const C inv = static_cast<C>(1.0 / std::sqrt(var_d + static_cast<double>(s.epsilon)));
-          for (int64_t i = 0; i < s.n; ++i) {
-            C v = (static_cast<C>(xr[i]) - mean) * inv * scale[i];
-            if (bias) v += bias[i];
-            yr[i] = static_cast<T>(activate(act, v));
+          // Normalize into the output row (float) or a row of the compute type, then the activation over the row
+          // at once (vectorized: activate_span).
+          thread_local std::vector<C> wide;
+          C* row = nullptr;
+          if constexpr (std::is_same_v<T, C>) {
+            row = yr;
+          } else {
+            wide.resize(s.n);
+            row = wide.data();
           }
+          for (int64_t i = 0; i < s.n; ++i) {
+            row[i] = (static_cast<C>(xr[i]) - mean) * inv * scale[i];
+            if (bias) row[i] += bias[i];
+          }
+          activate_span(act, row, s.n);
+          if constexpr (!std::is_same_v<T, C>)
+            for (int64_t i = 0; i < s.n; ++i) yr[i] = static_cast<T>(row[i]);
           auto store = [r](const TensorRef* out, C v) {
             if (!out) return;
             dispatch_float(out->dtype, "LayerNormalization stats", [&](auto otag) {
