@@ -7,7 +7,7 @@ packages=(
   libeigen3-dev doctest-dev libyaml-cpp-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
-  dataset-fashion-mnist gnuplot-nox python3-numpy python3
+  dataset-fashion-mnist gnuplot-nox python3-numpy python3 python3-venv
 )
 # tools/fuzz.sh: clang with libFuzzer and its OpenMP runtime.
 [ "${IE_FUZZ_DEPS:-0}" = 1 ] && packages+=(clang libclang-rt-dev libomp-dev)

@@ -2,7 +2,9 @@
 the way torch_bench.py times eager PyTorch (CUDA events, median, 3 rotated random inputs), in the same GPU call
 as the engine's bench.
 
-    python3 tools/torch_compile_ssa.py --batches 32,512,4096 --out torch_compile_ssa.json
+    /opt/torch/.venv/bin/python3 tools/torch_compile_ssa.py --batches 32,512,4096 --out torch_compile_ssa.json
+
+It runs on the GPU machine's Python with PyTorch (as tools/torch_bench.py does), not the project's tooling.
 """
 import argparse
 import json

@@ -304,7 +304,7 @@ bool match_chain(FusionContext& ctx, size_t index) {
   std::vector<size_t> run;
   int products = 0;
   for (size_t j = index; j < g.nodes.size() && !ctx.is_taken(j); ++j) {
-    ChainBuilder trial = b;
+    ChainBuilder trial = b;  // add() may register the node's inputs before it refuses the node
     if (!trial.add(g.nodes[j], nullptr)) break;
     b = std::move(trial);
     run.push_back(j);

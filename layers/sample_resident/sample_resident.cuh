@@ -123,11 +123,9 @@ __device__ __forceinline__ uint32_t line_address(uint32_t line, int chunk, int l
 // Bias, RoPE, activation, residual and store of one warp's 16 x (16 groups) accumulator tile at (m0, n0):
 // the instruction's fields read once, the variant's branches resolved at compile time (the epilogue, not the
 // MMAs, is most of a Linear's instructions at K = 64: lab, 7.7 ms with a generic per-pair epilogue).
-// G: the unit's 16-column groups when known at compile time (4: a whole 64-column unit), else 0 and `groups`.
-template <class T, bool kOutF32, int kRes, bool kRope, int G>
+template <class T, bool kOutF32, int kRes, bool kRope>
 __device__ __forceinline__ void finish_tile(const Instr& ins, const Args& a, unsigned char* smem, float (&acc)[8][4],
                                             int m0, int n0, int groups) {
-  if constexpr (G != 0) groups = G;
   const int lane = threadIdx.x & 31, n = ins.n;
   n0 += ins.col0;  // this instruction's slice of the output's columns
   const int r0 = m0 + (lane >> 2), cq = (lane & 3) * 2;
@@ -200,7 +198,8 @@ __device__ __forceinline__ void finish_tile(const Instr& ins, const Args& a, uns
   }
 }
 
-// One unit's products over k steps [kb, ke): G as in finish_tile.
+// One unit's products over k steps [kb, ke); G: its 16-column groups when known at compile time (4: a whole
+// 64-column unit, fully unrolled), else 0 and `groups`.
 template <class T, int G>
 __device__ __forceinline__ void multiply_unit(float (&acc)[8][4], const unsigned char* smem, uint32_t a_row,
                                               uint32_t b_row, int k, int kb, int ke, int groups) {
@@ -242,18 +241,13 @@ __device__ void run_linear(const Instr& ins, const Args& a, int tile, unsigned c
     const uint32_t a_row = in_off + ((m0 + (lane & 15)) * k + (lane >> 4) * 8) * 2;
     const uint32_t b_row = slot + ((n0 + (lane & 7) + (lane >> 4) * 8) * k + ((lane >> 3) & 1) * 8) * 2;
     const int kb = ks == 1 ? 0 : part * ksteps / ks, ke = ks == 1 ? ksteps : (part + 1) * ksteps / ks;
-    if (groups == 4) {
+    if (groups == 4)
       multiply_unit<T, 4>(acc, smem, a_row, b_row, k, kb, ke, 4);
-      if (ks == 1) {
-        finish_tile<T, kOutF32, kRes, kRope, 0>(ins, a, smem, acc, m0, n0, 4);
-        continue;
-      }
-    } else {
+    else
       multiply_unit<T, 0>(acc, smem, a_row, b_row, k, kb, ke, groups);
-      if (ks == 1) {
-        finish_tile<T, kOutF32, kRes, kRope, 0>(ins, a, smem, acc, m0, n0, groups);
-        continue;
-      }
+    if (ks == 1) {
+      finish_tile<T, kOutF32, kRes, kRope>(ins, a, smem, acc, m0, n0, groups);
+      continue;
     }
     const int r = m0 + (lane >> 2), cq = (lane & 3) * 2;
 #pragma unroll

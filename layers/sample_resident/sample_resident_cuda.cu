@@ -59,8 +59,7 @@ std::unique_ptr<Kernel> make_sample_resident(const KernelInit& init) {
   sr::Built built;
   if (!sr::build_program(spec, budget, &built, &why)) return init.decline(why);
   const int inputs = built.program.inputs, outputs = built.program.outputs;
-  if (inputs + outputs != static_cast<int>(built.global_inputs + built.global_outputs) ||
-      outputs != static_cast<int>(init.outputs.size()))
+  if (outputs != static_cast<int>(init.outputs.size()))
     return init.decline("the chain's outputs do not match the node's");
   const auto* program = static_cast<const sr::Program*>(
       init.prepared("program", [&] { return bytes_tensor(&built.program, sizeof(sr::Program)); }));
