@@ -6,7 +6,10 @@
 // tile configurations are the candidates; the winner is timed once per device and shape and kept in the tuning
 // cache (IE_TUNE=off: the heuristic's pick; IE_FUSED_CONV_CONFIG=<name> forces one, for tests and labs). Weights
 // are packed once per engine in each family's layout (KernelInit::prepared). Shapes outside both ranges are
-// declined with the reason, so the node runs on the reference set (or as the nodes it replaced).
+// declined with the reason, so the node runs on the reference set (or as the nodes it replaced). In fp16/bf16 the
+// node may read a float32 input (the graph's, its Cast folded in by the rule conv_input_cast): the staging rounds
+// it to the operand type, so a first convolution reads 4-byte pixels once instead of a Cast writing and the conv
+// reading 2-byte copies.
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
@@ -65,31 +68,33 @@ fc::Variant variant_of(Precision p) {
   }
 }
 
-template <class Cfg, class T>
+template <class Cfg, class TIn, class T>
 cudaError_t launch(fc::Variant v, const fc::ConvPoolShape& s, const void* x, const void* w, const float* bias, void* y,
                    cudaStream_t stream) {
-  const T* in = static_cast<const T*>(x);
+  const TIn* in = static_cast<const TIn*>(x);
   T* out = static_cast<T*>(y);
   switch (v) {
     case fc::Variant::kMmaBf16:
-      return fc::launch_fused_conv_mma<Cfg, T, T, __nv_bfloat16>(s, in, w, bias, out, stream);
+      return fc::launch_fused_conv_mma<Cfg, TIn, T, __nv_bfloat16>(s, in, w, bias, out, stream);
     case fc::Variant::kMmaF16:
-      return fc::launch_fused_conv_mma<Cfg, T, T, __half>(s, in, w, bias, out, stream);
+      return fc::launch_fused_conv_mma<Cfg, TIn, T, __half>(s, in, w, bias, out, stream);
     case fc::Variant::kTf32:
-      return fc::launch_fused_conv_tf32<Cfg, T, T>(s, in, w, bias, out, stream);
+      return fc::launch_fused_conv_tf32<Cfg, TIn, T>(s, in, w, bias, out, stream);
     default:
-      return fc::launch_fused_conv_ffma<Cfg, T, T>(s, in, w, bias, out, stream);
+      return fc::launch_fused_conv_ffma<Cfg, TIn, T>(s, in, w, bias, out, stream);
   }
 }
 
 using LaunchFn = cudaError_t (*)(fc::Variant, const fc::ConvPoolShape&, const void*, const void*, const float*, void*,
                                  cudaStream_t);
 
+// The launcher for storage type `t`; `float_in`: the input is float32 (the graph's input, its Cast folded in).
 template <class Cfg>
-LaunchFn launcher_for(DType t) {
-  if (t == DType::BFloat16) return launch<Cfg, __nv_bfloat16>;
-  if (t == DType::Float16) return launch<Cfg, __half>;
-  return launch<Cfg, float>;
+LaunchFn launcher_for(DType t, bool float_in) {
+  if (t == DType::BFloat16)
+    return float_in ? launch<Cfg, float, __nv_bfloat16> : launch<Cfg, __nv_bfloat16, __nv_bfloat16>;
+  if (t == DType::Float16) return float_in ? launch<Cfg, float, __half> : launch<Cfg, __half, __half>;
+  return launch<Cfg, float, float>;
 }
 
 // One tile configuration of one kernel family, bound to its shape, packed weights and bias.
@@ -115,7 +120,7 @@ class FusedConvKernel : public Kernel {
 
 // The stacked kernel's configurations for a shape, in the heuristic's order: fewest padded n-tiles first (conv1's
 // 80 columns: 5 per unit; conv2's 32: 4), then wider units.
-template <class Word, class T>
+template <class Word, class TIn, class T>
 void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,
                             int smem_limit, std::vector<Candidate>* out) {
   struct Option {
@@ -128,8 +133,8 @@ void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const voi
     fc::StackedPlan plan;
     if (!fc::make_stacked_plan(s, v, Cfg::kNW, Cfg::kTargetPixels, smem_limit, &plan, nullptr)) return;
     RunFn run = [plan, packed, bias](const void* x, void* y, cudaStream_t stream) {
-      return fc::launch_fused_conv_stacked<Cfg, Word, T, T>(plan, static_cast<const T*>(x), packed, bias,
-                                                            static_cast<T*>(y), stream);
+      return fc::launch_fused_conv_stacked<Cfg, Word, TIn, T>(plan, static_cast<const TIn*>(x), packed, bias,
+                                                              static_cast<T*>(y), stream);
     };
     const int ntiles = (plan.cwk + 7) / 8;
     options.push_back({{Cfg::kName, std::move(run)}, plan.groups * plan.nw - ntiles, plan.nw});
@@ -148,7 +153,7 @@ void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const voi
 }
 
 // Median milliseconds of `c` on the session's stream over fresh inputs in [0, 1) (never zeros: they run faster).
-double time_config(const Candidate& c, const fc::ConvPoolShape& s, DType storage, Backend& backend) {
+double time_config(const Candidate& c, const fc::ConvPoolShape& s, DType in_type, DType storage, Backend& backend) {
   const int64_t in_count = int64_t(s.n) * s.c * s.h * s.w;
   const int64_t out_count = int64_t(s.n) * s.k * fc::pooled_h(s) * fc::pooled_w(s);
   Tensor x(DType::Float32, {in_count});
@@ -157,7 +162,7 @@ double time_config(const Candidate& c, const fc::ConvPoolShape& s, DType storage
     state = state * 1664525u + 1013904223u;
     x.data_as<float>()[i] = static_cast<float>(state >> 8) / 16777216.f;
   }
-  const Tensor xs = convert_floats(x, storage);
+  const Tensor xs = convert_floats(x, in_type);
   void* dx = backend.allocate(xs.nbytes());
   void* dy = backend.allocate(static_cast<size_t>(out_count) * dtype_size(storage));
   backend.copy_in(dx, xs.data(), xs.nbytes());
@@ -185,15 +190,16 @@ double time_config(const Candidate& c, const fc::ConvPoolShape& s, DType storage
 
 // The tile configuration: IE_TUNE=off takes the heuristic's first; otherwise the device's tuning cache answers, or
 // every candidate is timed once (search: always) and the winner stored.
-const Candidate& choose_config(const KernelInit& init, const fc::ConvPoolShape& s, fc::Variant v, DType storage,
-                               const std::vector<Candidate>& candidates) {
+const Candidate& choose_config(const KernelInit& init, const fc::ConvPoolShape& s, fc::Variant v, DType in_type,
+                               DType storage, const std::vector<Candidate>& candidates) {
   if (candidates.size() == 1 || tune_mode() == TuneMode::Off || !init.backend) return candidates.front();
   static std::mutex mutex;  // one timing at a time: concurrent ones on one GPU disturb each other
   std::lock_guard<std::mutex> lock(mutex);
   TuningCache& cache = tuning_cache_for(cuda::tuning_device_key(cuda::state_of(init.backend_state)));
   const std::string kernel = concat("fused_conv_", static_cast<int>(v));
-  const std::string shape = concat(s.n, ",", s.c, ",", s.h, ",", s.w, "/", s.k, ",", s.r, "/", s.pad, "/",
-                                   s.pool_window, ",", s.pool_stride, "/", dtype_name(storage));
+  const std::string shape =
+      concat(s.n, ",", s.c, ",", s.h, ",", s.w, "/", s.k, ",", s.r, "/", s.pad, "/", s.pool_window, ",", s.pool_stride,
+             "/", dtype_name(storage), in_type == storage ? "" : concat("/in:", dtype_name(in_type)));
   const std::string mode = precision_name(init.precision);
   if (std::optional<TuneRecord> hit = cache.lookup(kernel, shape, mode))
     for (const Candidate& c : candidates)
@@ -202,7 +208,7 @@ const Candidate& choose_config(const KernelInit& init, const fc::ConvPoolShape& 
   double best_ms = 0;
   TuneRecord record;
   for (const Candidate& c : candidates) {
-    const double ms = time_config(c, s, storage, *init.backend);
+    const double ms = time_config(c, s, in_type, storage, *init.backend);
     record.set("ms_" + c.name, ms);
     if (!best || ms < best_ms) best = &c, best_ms = ms;
   }
@@ -217,9 +223,12 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
   const bool has_bias = init.has_input(2);
   if (x.shape.size() != 4) return init.decline("2-D convolutions only");
   const DType storage = storage_dtype(init.precision);
-  if (x.dtype != storage || init.outputs[0].dtype != storage)
+  // In the 16-bit modes the input may be float32: the planner folded the graph input's Cast into the node
+  // (rule conv_input_cast), and the kernel rounds it to the operand type as it stages it.
+  const bool float_in = x.dtype == DType::Float32 && storage != DType::Float32;
+  if ((x.dtype != storage && !float_in) || w.dtype != storage || init.outputs[0].dtype != storage)
     return init.decline("reads and writes ", dtype_name(storage), " in ", precision_name(init.precision), " mode, got ",
-                        dtype_name(x.dtype));
+                        dtype_name(x.dtype), " input and ", dtype_name(w.dtype), " weights");
   if (!init.constants[1] || (has_bias && !init.constants[2])) return init.decline("weights and bias must be constant");
   ConvSetup s = resolve_fused_conv(init.node, x, w, has_bias ? &init.inputs[2] : nullptr);
   const Window& c = s.conv;
@@ -269,12 +278,18 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
       fc::stacked_pack_weights(per_image, v, w32.data_as<float>(), bytes.data());
       return bytes;
     });
-    if (v == fc::Variant::kMmaBf16)
-      add_stacked_candidates<fc::WordBf16, __nv_bfloat16>(shape, v, packed, bias, limits.smem_optin, &candidates);
+    if (v == fc::Variant::kMmaBf16 && float_in)
+      add_stacked_candidates<fc::WordBf16, float, __nv_bfloat16>(shape, v, packed, bias, limits.smem_optin,
+                                                                 &candidates);
+    else if (v == fc::Variant::kMmaBf16)
+      add_stacked_candidates<fc::WordBf16, __nv_bfloat16, __nv_bfloat16>(shape, v, packed, bias, limits.smem_optin,
+                                                                         &candidates);
+    else if (v == fc::Variant::kMmaF16 && float_in)
+      add_stacked_candidates<fc::WordF16, float, __half>(shape, v, packed, bias, limits.smem_optin, &candidates);
     else if (v == fc::Variant::kMmaF16)
-      add_stacked_candidates<fc::WordF16, __half>(shape, v, packed, bias, limits.smem_optin, &candidates);
+      add_stacked_candidates<fc::WordF16, __half, __half>(shape, v, packed, bias, limits.smem_optin, &candidates);
     else
-      add_stacked_candidates<fc::WordTf32, float>(shape, v, packed, bias, limits.smem_optin, &candidates);
+      add_stacked_candidates<fc::WordTf32, float, float>(shape, v, packed, bias, limits.smem_optin, &candidates);
   }
   // The pixels-on-M kernel; in tf32 mode short products run its FFMA variant (above; also no slower: lab, batch
   // 10000, conv1: 2.39 ms in tf32 against 2.42 in FFMA).
@@ -293,9 +308,9 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
   };
   fc::TilePlan plan;
   if (fc::make_plan(shape, pv, fc::ConvTileLarge::kTargetPixels, limits.smem_optin, &plan, &why))
-    add_pm(fc::ConvTileLarge::kName, launcher_for<fc::ConvTileLarge>(storage));
+    add_pm(fc::ConvTileLarge::kName, launcher_for<fc::ConvTileLarge>(storage, float_in));
   if (fc::make_plan(shape, pv, fc::ConvTileSmall::kTargetPixels, limits.smem_optin, &plan, &why))
-    add_pm(fc::ConvTileSmall::kName, launcher_for<fc::ConvTileSmall>(storage));
+    add_pm(fc::ConvTileSmall::kName, launcher_for<fc::ConvTileSmall>(storage, float_in));
   if (candidates.empty()) return init.decline(why);
 
   // IE_FUSED_CONV_CONFIG=<name>: that configuration only (every one is testable on a shape it takes).
@@ -306,7 +321,7 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
                           stacked_why.empty() ? "" : concat(" (stacked kernel: ", stacked_why, ")"));
     return std::make_unique<FusedConvKernel>(it->run, init.node.label());
   }
-  return std::make_unique<FusedConvKernel>(choose_config(init, shape, v, storage, candidates).run,
+  return std::make_unique<FusedConvKernel>(choose_config(init, shape, v, x.dtype, storage, candidates).run,
                                            init.node.label());
 }
 

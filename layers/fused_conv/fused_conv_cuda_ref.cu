@@ -14,6 +14,7 @@ bool fused_conv_cuda_supports(const Node& node) {
 }
 
 std::unique_ptr<Kernel> make_fused_conv_cuda(const KernelInit& init) {
+  if (init.inputs[0].dtype != init.inputs[1].dtype) return init.decline("X and W of one type only");
   const bool has_bias = init.has_input(2);
   ConvSetup s = resolve_fused_conv(init.node, init.inputs[0], init.inputs[1], has_bias ? &init.inputs[2] : nullptr);
   return make_cudnn_conv(init, s);

@@ -1,7 +1,8 @@
 // The pattern ie.FusedConv replaces: Conv -> Relu (-> MaxPool). The activation and the pooling run in the conv's
 // epilogue, so the full-resolution activation map never goes through memory. A backend that cannot pool in the
-// epilogue gets Conv + Relu (the pattern's shorter form).
+// epilogue gets Conv + Relu (the pattern's shorter form). A second rule folds a float32 input's Cast into it.
 #include "engine/planner/fusion_pattern.h"
+#include "layers/fused_conv/fused_conv_setup.h"
 
 namespace ie {
 namespace {
@@ -45,7 +46,43 @@ Node fused_conv(FusionContext&, const PatternMatch& m) {
   return fused;
 }
 
+// In the fp16/bf16 modes the precision pass casts the graph's float32 input before the first convolution: a step
+// that reads 4 bytes and writes 2 per pixel, which the convolution reads again. The fused kernel rounds float32
+// pixels to its operand type as it stages them, so the Cast folds into the node (after the precision pass).
+bool float32_to_16_bit(const PatternMatch& m, const Node& cast) {
+  const TensorInfo* in = m.ctx().info(cast.inputs[0]);
+  const TensorInfo* out = m.ctx().info(cast.outputs[0]);
+  return in && out && folded_input_cast(in->dtype, out->dtype);
+}
+
+bool weights_of_cast_type(const PatternMatch& m, const Node& conv) {
+  const TensorInfo* w = m.ctx().info(conv.inputs[1]);
+  const TensorInfo* x = m.ctx().info(conv.inputs[0]);
+  return w && x && w->dtype == x->dtype;
+}
+
+const Pattern kCastConv = {
+    PatternStep("Cast").when(float32_to_16_bit),
+    PatternStep("ie.FusedConv").fed_at(0).constant_input(1).when(weights_of_cast_type),
+};
+
+Node conv_reading_float32(FusionContext&, const PatternMatch& m) {
+  Node fused = m.node(1);
+  fused.replaced.clear();  // ctx.replace records the Cast and the FusedConv (with its own parts) instead
+  fused.covers.clear();
+  fused.inputs[0] = m.root().inputs[0];
+  return fused;
+}
+
 }  // namespace
+
+IE_REGISTER_FUSION(conv_input_cast) {
+  FusionRule rule{"conv_input_cast", 850, [](FusionContext& ctx, size_t index) {
+                    return fuse(ctx, index, kCastConv, "conv_input_cast", conv_reading_float32);
+                  }};
+  rule.after_precision = true;  // the Cast exists only after the precision pass
+  return rule;
+}
 
 IE_REGISTER_FUSION(conv_relu_pool) {
   return FusionRule{"conv_relu_pool", 40, [](FusionContext& ctx, size_t index) {

@@ -317,7 +317,9 @@ __host__ __device__ inline void stacked_stage_flat(const StackedPlan& p, const T
     uint32_t* dst = s_in + static_cast<size_t>(seg) * p.plane;
     constexpr bool kBits = Word::kE == 2 && std::is_same_v<Word, Word16<TIn>>;
     constexpr bool kF32 = Word::kE == 1 && std::is_same_v<TIn, float>;
-    const bool vec = (reinterpret_cast<uintptr_t>(src) & (kF32 ? 15 : 7)) == 0;
+    // float32 input converted to 16-bit words as it is staged (the graph's input read without a Cast step)
+    constexpr bool kF32To16 = Word::kE == 2 && std::is_same_v<TIn, float>;
+    const bool vec = (reinterpret_cast<uintptr_t>(src) & (kF32 || kF32To16 ? 15 : 7)) == 0;
     const bool vec_store = (p.plane & 3) == 0;
     for (int i = 4 * tid; i < p.plane; i += 4 * nthreads) {
       uint32_t wd[4];
@@ -325,6 +327,11 @@ __host__ __device__ inline void stacked_stage_flat(const StackedPlan& p, const T
         const uint2 v = *reinterpret_cast<const uint2*>(src + i);
         const uint32_t e4 = static_cast<uint32_t>(reinterpret_cast<const unsigned short*>(src)[i + 4]);
         wd[0] = v.x, wd[1] = byte_perm(v.x, v.y, 0x5432), wd[2] = v.y, wd[3] = byte_perm(v.y, e4, 0x5432);
+      } else if (kF32To16 && vec && i + 4 < len) {
+        const float4 v = *reinterpret_cast<const float4*>(src + i);
+        const float f[5] = {v.x, v.y, v.z, v.w, to_float(src[i + 4])};
+        FUSED_CONV_UNROLL
+        for (int k = 0; k < 4; ++k) wd[k] = Word::pack(&f[k]);
       } else if (kF32 && vec && i + 3 < len) {
         const float4 v = *reinterpret_cast<const float4*>(src + i);
         const float f[4] = {v.x, v.y, v.z, v.w};

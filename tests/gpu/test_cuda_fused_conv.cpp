@@ -102,6 +102,41 @@ TEST_CASE("cuda FusedConv (fused set) matches the CPU in every precision on odd 
     }
 }
 
+// In fp16/bf16 the graph's float32 input is not cast by a step of its own: the rule conv_input_cast folds the Cast
+// into the node, and both kernel families stage float32 pixels as the operand type.
+TEST_CASE("cuda FusedConv reads the graph's float32 input in fp16 and bf16 without a Cast step") {
+  IE_REQUIRE_GPU();
+  const std::vector<FusedCase> cases = {
+      {{1, 1, 86, 86}, 4, 7, 0, 2, 2},     // conv1, batch 1 (stacked kernel)
+      {{1001, 1, 86, 86}, 4, 7, 0, 2, 2},  // conv1, odd large batch
+      {{3, 3, 33, 29}, 20, 5, 2, 3, 2},    // 20 channels: the pixels-on-M kernel
+      {{2, 16, 17, 19}, 64, 3, 1, 0, 0},   // 64 channels, no pool
+  };
+  for (Precision p : {Precision::bf16, Precision::fp16})
+    for (const FusedCase& c : cases) {
+      const std::string what = describe(c);
+      INFO(what, " in ", precision_name(p));
+      const std::vector<Tensor> in = inputs_of(c, what);
+      const Graph g = graph_of(c, in, "float_in");
+      Options opts;
+      opts.precision = p;
+      PlanOptions popts;
+      popts.precision = p;
+      auto plan = build_plan(g, {{"x", c.x}}, make_backend(kernel_set::kCuda, opts), popts);
+      int casts = 0;
+      for (auto& step : plan->steps) {
+        casts += step.node.op_type == "Cast" && step.node.inputs[0] == "x";
+        if (step.node.op_type == "FusedConv") {
+          CHECK(step.kernel_set == kernel_set::kCuda);
+          CHECK(step.node.inputs[0] == "x");
+        }
+      }
+      CHECK(casts == 0);
+      check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", in[0]}}),
+                          run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}}), tolerance_of(p));
+    }
+}
+
 TEST_CASE("cuda FusedConv (fused set) at batch 10001 in bf16 and strict fp32") {
   IE_REQUIRE_GPU();
   const FusedCase c{{10001, 4, 40, 40}, 16, 7, 0, 4, 4};
