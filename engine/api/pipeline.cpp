@@ -186,6 +186,22 @@ struct Lane {
     return done;
   }
 
+  // Page-locked staging for batches shaped like `example` (its pageable inputs and every output), so that the
+  // run never page-locks memory: cudaMallocHost took milliseconds of the first batches (the main job's run 8.5 ms
+  // for 1.6 ms of device work).
+  void reserve_staging(const TensorMap& example) {
+    Backend& b = backend();
+    if (!b.asynchronous()) return;
+    for (auto& [name, t] : example)
+      if (!b.page_locked(t.data())) input_staging[name].reserve(b, t.nbytes());
+    const Plan& plan = session.impl()->plan_for(example);
+    if (output_staging.size() < plan.output_slots.size()) output_staging.resize(plan.output_slots.size());
+    for (size_t i = 0; i < plan.output_slots.size(); ++i) {
+      const TensorInfo& info = plan.slots[plan.output_slots[i]].info;
+      output_staging[i].reserve(b, static_cast<size_t>(checked_numel(info.shape)) * dtype_size(info.dtype));
+    }
+  }
+
   // Drops the batch in flight once the device is done with its buffers; errors are ignored (one was reported).
   void settle() {
     try {
@@ -282,6 +298,7 @@ void Pipeline::prepare(const std::vector<TensorMap>& examples) {
       // no first-use work beyond the plan.
       if (lane.backend().asynchronous())
         for (int k = 0; k < 2; ++k) lane.session.run_ordered(inputs);
+      lane.reserve_staging(inputs);
     }
   };
   auto& lanes = m_impl->lanes;

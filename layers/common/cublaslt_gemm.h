@@ -2,7 +2,7 @@
 // cuBLASLt, with its descriptors and algorithm fixed at plan time. Shared by Gemm and ie.Linear on
 // "cuda-reference". Only CUDA sources include this header.
 //
-//   LtGemm g(state.cublaslt, {m, n, k, trans_a, trans_b}, LtEpilogue::Bias, state.tf32(), node.label());
+//   LtGemm g(state.cublaslt(), {m, n, k, trans_a, trans_b}, LtEpilogue::Bias, state.tf32(), node.label());
 //   kernel->workspace_bytes() = g.workspace_bytes();   run(): g.run(a, b, nullptr, d, bias, 1, 0, ws, stream);
 #pragma once
 

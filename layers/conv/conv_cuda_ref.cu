@@ -115,11 +115,11 @@ AlgoChoice choose_algo(const cuda::CudaState& st, const std::string& shape, cons
   std::lock_guard<std::mutex> lock(mutex);
   const bool tf32 = st.tf32();
   const std::string precision = precision_name(st.precision);
-  if (tune_mode() == TuneMode::Off) return heuristic_algo(st.cudnn, x, w, conv, y, tf32, where);
+  if (tune_mode() == TuneMode::Off) return heuristic_algo(st.cudnn(), x, w, conv, y, tf32, where);
   TuningCache& cache = tuning_cache_for(cuda::tuning_device_key(st));
   if (std::optional<TuneRecord> hit = cache.lookup(kTuneKernel, shape, precision))
-    if (std::optional<AlgoChoice> c = from_record(*hit, st.cudnn, x, w, conv, y, tf32)) return *c;
-  AlgoChoice c = search_algo(st.cudnn, x, w, conv, y, tf32, where);
+    if (std::optional<AlgoChoice> c = from_record(*hit, st.cudnn(), x, w, conv, y, tf32)) return *c;
+  AlgoChoice c = search_algo(st.cudnn(), x, w, conv, y, tf32, where);
   TuneRecord winner;
   winner.set("algo", static_cast<double>(c.algo))
       .set("math", static_cast<double>(c.math))
@@ -133,7 +133,7 @@ class CudnnConvKernel : public Kernel {
  public:
   CudnnConvKernel(const KernelInit& init, const ConvSetup& s) : m_relu(s.activation == Activation::Relu) {
     cuda::CudaState& st = cuda::state_of(init.backend_state);
-    m_handle = st.cudnn;
+    m_handle = st.cudnn();
     m_has_bias = init.has_input(2);
     const Window& g = s.conv;  // 2-D problems use dims 1 and 2 of the promoted window (dim 0 is a unit dim)
     int64_t in_h = g.in[1], in_w = g.in[2];

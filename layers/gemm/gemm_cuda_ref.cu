@@ -28,7 +28,7 @@ class LtGemmKernel : public Kernel {
   LtGemmKernel(const KernelInit& init, const GemmSetup& s, CMode mode)
       : m_s(s),
         m_mode(mode),
-        m_gemm(cuda::state_of(init.backend_state).cublaslt, cuda::LtShape{s.m, s.n, s.k, s.trans_a, s.trans_b},
+        m_gemm(cuda::state_of(init.backend_state).cublaslt(), cuda::LtShape{s.m, s.n, s.k, s.trans_a, s.trans_b},
                mode == CMode::Bias ? cuda::LtEpilogue::Bias : cuda::LtEpilogue::None,
                cuda::state_of(init.backend_state).tf32(), init.node.label()) {}
 

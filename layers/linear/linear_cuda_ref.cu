@@ -35,7 +35,7 @@ class LtLinearKernel : public Kernel {
         m_residual_in_c(s.residual && s.activation == Activation::None),
         m_residual_after(s.residual && s.activation != Activation::None),
         m_count(s.rows * s.n),
-        m_gemm(cuda::state_of(init.backend_state).cublaslt, cuda::LtShape{s.rows, s.n, s.k, false, s.trans_w},
+        m_gemm(cuda::state_of(init.backend_state).cublaslt(), cuda::LtShape{s.rows, s.n, s.k, false, s.trans_w},
                epilogue_of(has_bias, s.activation == Activation::Relu), cuda::state_of(init.backend_state).tf32(),
                init.node.label()) {}
 

@@ -26,7 +26,7 @@ class CublasMatMulKernel : public Kernel {
  public:
   CublasMatMulKernel(const KernelInit& init, std::shared_ptr<const MatMulSetup> s) : m_s(std::move(s)) {
     const cuda::CudaState& st = cuda::state_of(init.backend_state);
-    m_handle = st.cublas;
+    m_handle = st.cublas();
     m_compute = st.tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     m_batches = static_cast<int64_t>(m_s->a_offset.size());
     const int64_t sa = linear_stride(m_s->a_offset), sb = linear_stride(m_s->b_offset);

@@ -41,7 +41,7 @@ __global__ void rescale_average(float* __restrict__ y, int64_t total, AverageGeo
 class CudnnPoolKernel : public Kernel {
  public:
   CudnnPoolKernel(const KernelInit& init, const PoolSetup& s) {
-    m_handle = cuda::state_of(init.backend_state).cudnn;
+    m_handle = cuda::state_of(init.backend_state).cudnn();
     const Window& w = s.window;
     const bool is_max = s.kind == PoolKind::Max || s.kind == PoolKind::GlobalMax;
     int64_t in_h = w.in[1], in_w = w.in[2];

@@ -12,7 +12,7 @@ class CudnnSoftmaxKernel : public Kernel {
  public:
   CudnnSoftmaxKernel(const KernelInit& init, const SoftSetup& s, cudnnSoftmaxAlgorithm_t algo)
       : m_algo(algo), m_empty(s.outer * s.n * s.inner == 0) {
-    m_handle = cuda::state_of(init.backend_state).cudnn;
+    m_handle = cuda::state_of(init.backend_state).cudnn();
     if (!cuda::fits_int({s.outer * s.n * s.inner}))
       init.fail("tensor too large for cuDNN's 32-bit sizes");
     if (!m_empty) m_desc = cuda::nchw_desc(s.outer, s.n, s.inner, 1);

@@ -1,7 +1,8 @@
 // CUDA backends: "cuda" (our fused kernel set first, then the reference set where it declines) and
 // "cuda-reference" (cuDNN/cuBLAS and plain kernels alone). Device memory comes from the plan's arena
 // (one cudaMalloc per plan); weights are uploaded once per engine and shared by its sessions; every session has
-// its own non-blocking stream and library handles, so nothing runs on the default stream.
+// its own non-blocking stream and library handles (made when a kernel first needs one), so nothing runs on the
+// default stream.
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -19,6 +20,40 @@ namespace ie::cuda {
 CudaState& state_of(void* backend_state) {
   if (!backend_state) fail(ErrorKind::Usage, "a CUDA kernel was created without a CUDA backend");
   return *static_cast<CudaState*>(backend_state);
+}
+
+cublasHandle_t CudaState::cublas() const {
+  if (!m_cublas) {
+    IE_CUDA_CHECK(cudaSetDevice(device));
+    IE_CUDA_CHECK(cublasCreate(&m_cublas));
+    IE_CUDA_CHECK(cublasSetStream(m_cublas, stream));
+    IE_CUDA_CHECK(cublasSetMathMode(m_cublas, tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
+  }
+  return m_cublas;
+}
+
+cublasLtHandle_t CudaState::cublaslt() const {
+  if (!m_cublaslt) {
+    IE_CUDA_CHECK(cudaSetDevice(device));
+    IE_CUDA_CHECK(cublasLtCreate(&m_cublaslt));
+  }
+  return m_cublaslt;
+}
+
+cudnnHandle_t CudaState::cudnn() const {
+  if (!m_cudnn) {
+    IE_CUDA_CHECK(cudaSetDevice(device));
+    IE_CUDA_CHECK(cudnnCreate(&m_cudnn));
+    IE_CUDA_CHECK(cudnnSetStream(m_cudnn, stream));
+  }
+  return m_cudnn;
+}
+
+void CudaState::release_handles() {
+  if (m_cudnn) cudnnDestroy(m_cudnn);
+  if (m_cublaslt) cublasLtDestroy(m_cublaslt);
+  if (m_cublas) cublasDestroy(m_cublas);
+  m_cudnn = nullptr, m_cublaslt = nullptr, m_cublas = nullptr;
 }
 
 namespace {
@@ -101,22 +136,13 @@ class CudaBackend : public Backend {
     make_current();
     IE_CUDA_CHECK(cudaGetDeviceProperties(&m_state.props, m_state.device));
     IE_CUDA_CHECK(cudaStreamCreateWithFlags(&m_state.stream, cudaStreamNonBlocking));
-    IE_CUDA_CHECK(cublasCreate(&m_state.cublas));
-    IE_CUDA_CHECK(cublasSetStream(m_state.cublas, m_state.stream));
-    IE_CUDA_CHECK(cublasLtCreate(&m_state.cublaslt));
-    IE_CUDA_CHECK(cudnnCreate(&m_state.cudnn));
-    IE_CUDA_CHECK(cudnnSetStream(m_state.cudnn, m_state.stream));
-    m_state.precision = options.precision;
-    IE_CUDA_CHECK(
-        cublasSetMathMode(m_state.cublas, m_state.tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
+    m_state.precision = options.precision;  // the library handles come when a kernel first asks (cuda_state.h)
     m_stager = std::make_unique<PinnedStager>(m_state.stream);
   }
   ~CudaBackend() override {
     cudaSetDevice(m_state.device);
     m_stager.reset();
-    if (m_state.cudnn) cudnnDestroy(m_state.cudnn);
-    if (m_state.cublaslt) cublasLtDestroy(m_state.cublaslt);
-    if (m_state.cublas) cublasDestroy(m_state.cublas);
+    m_state.release_handles();
     if (m_state.stream) cudaStreamDestroy(m_state.stream);
   }
   std::string name() const override { return m_name; }

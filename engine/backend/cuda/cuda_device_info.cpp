@@ -22,8 +22,11 @@ std::vector<std::pair<std::string, std::string>> cuda_device_info(const CudaStat
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
-  int cublas = 0;
-  if (s.cublas) cublasGetVersion(s.cublas, &cublas);
+  int major = 0, minor = 0, patch = 0;  // without a handle: a header need not load cuBLAS
+  cublasGetProperty(MAJOR_VERSION, &major);
+  cublasGetProperty(MINOR_VERSION, &minor);
+  cublasGetProperty(PATCH_LEVEL, &patch);
+  const int cublas = major * 10000 + minor * 100 + patch;
   const size_t cudnn = cudnnGetVersion();
   const int sm_clock_khz = attribute(cudaDevAttrClockRate, s.device);
   const int mem_clock_khz = attribute(cudaDevAttrMemoryClockRate, s.device);

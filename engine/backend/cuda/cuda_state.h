@@ -16,11 +16,22 @@ struct CudaState {
   int device = 0;
   cudaDeviceProp props{};
   cudaStream_t stream = nullptr;
-  cublasHandle_t cublas = nullptr;
-  cublasLtHandle_t cublaslt = nullptr;
-  cudnnHandle_t cudnn = nullptr;
   Precision precision = Precision::fp32;
   bool tf32() const { return precision == Precision::tf32; }
+
+  // The library handles, each made the first time a kernel asks for it, on this state's stream (cuBLAS in the
+  // precision's math mode): a plan on the fused kernels alone never loads cuDNN or cuBLAS, whose handles cost a
+  // session's setup tens of milliseconds. Called at plan time, by the thread that plans the session.
+  cublasHandle_t cublas() const;
+  cublasLtHandle_t cublaslt() const;
+  cudnnHandle_t cudnn() const;
+  /// Destroys the handles made so far (the backend, as it goes).
+  void release_handles();
+
+ private:
+  mutable cublasHandle_t m_cublas = nullptr;
+  mutable cublasLtHandle_t m_cublaslt = nullptr;
+  mutable cudnnHandle_t m_cudnn = nullptr;
 };
 
 /// The CudaState a kernel factory receives; fails clearly when a kernel is created outside a CUDA backend.
