@@ -9,13 +9,21 @@ namespace ie::dev {
 
 enum class Act : int { None = 0, Relu = 1, Gelu = 2, GeluTanh = 3, Tanh = 4, Sigmoid = 5 };
 
+// 1 / x by the special-function unit alone (rcp.approx: within 1 ulp, x >= 1 here): __frcp_rn adds a Newton step
+// and a slow-path branch for an IEEE-rounded result the formula below does not need.
+__device__ __forceinline__ float rcp_approx(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
 // GELU(x) = x * Phi(x), Phi(x) = erfc(-x / sqrt(2)) / 2, with erfc from Abramowitz & Stegun 7.1.26 (absolute
 // error <= 1.5e-7 in erf): one reciprocal, one exponential and five FMAs, against ~30 instructions of erff,
 // which made LN + GELU compute-bound (lab: bf16 at 44% of the copy bandwidth with erff). For x < 0 Phi is the
 // small tail itself, so there is no cancellation.
 __device__ __forceinline__ float gelu_erf(float x) {
   const float z = fabsf(x) * 0.70710678118654752f;
-  const float t = __frcp_rn(fmaf(0.3275911f, z, 1.f));
+  const float t = rcp_approx(fmaf(0.3275911f, z, 1.f));
   float poly = fmaf(1.061405429f, t, -1.453152027f);
   poly = fmaf(poly, t, 1.421413741f);
   poly = fmaf(poly, t, -0.284496736f);

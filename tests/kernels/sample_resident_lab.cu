@@ -24,6 +24,11 @@
 //                                                                                      2.89      (0.0995) kept
 //   7. tried: 32- or 16-column units where a product has fewer 64-column units than warps (10 of 15 warps
 //      busy in the N = 64 products): more A loads and the runtime-groups path           3.19      (0.109) dropped
+//   8. GELU's reciprocal by rcp.approx alone (layers/common/activation_device.cuh), not __frcp_rn's Newton step
+//      and slow-path branch; A/B in one call, the old header against the new, two rounds each:
+//                                                        2.81 -> 2.60 ms (0.0975 -> 0.0895 at 32; 4096: 0.186 -> 0.171) kept
+//      Per source line after it (65536 launch profile, 19,624 SASS instructions): the swizzle 7.3% of the executed
+//      instructions, GELU's exponential 6.5%, line_address 5.4%, the MMAs 2.8%, LayerNorm's shuffles 4.2%.
 //   warps: 15 (the builder's choice) 2.89 ms, 10: 3.12, 8: 3.70.
 //   stage attribution (6., instructions of one kind left out): Linear 1.84 ms, LayerNorm 0.58, attention 0.36,
 //   stores 0.06. ncu (4., batch 4096): 11.4 cycles per issued instruction, of them waiting on fixed latency 2.1,
