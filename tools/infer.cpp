@@ -27,6 +27,7 @@
 #include "tools/common/cli.h"
 #include "tools/common/input_files.h"
 #include "tools/common/metrics.h"
+#include "tools/common/precision_choice.h"
 #include "tools/common/profile_table.h"
 
 namespace fs = std::filesystem;
@@ -109,7 +110,8 @@ int run(const Args& a) {
   if (!a.model.empty() && a.form != "legacy") throw Error(ErrorKind::Usage, "--form applies to --config only");
   ie::Options opts;
   opts.backend = a.backend;
-  opts.precision = ie::precision_from_name(a.precision);
+  const bool auto_precision = a.precision == "auto";  // chosen below, on a sample of the input
+  opts.precision = auto_precision ? ie::Precision::fp32 : ie::precision_from_name(a.precision);
   opts.threads = a.threads;
   opts.fuse = !a.no_fuse;
   opts.cuda_graphs = !a.no_graph;
@@ -147,15 +149,34 @@ int run(const Args& a) {
   auto read_result = reading.get();
   std::map<std::string, ie::Tensor> inputs = std::move(read_result.first);
   double read_s = read_result.second;
+  auto load_in = [&](ie::Precision p) {
+    ie::Options o = opts;
+    o.precision = p;
+    return !a.config.empty() ? ie::Engine::load(cfg, o, raw) : ie::Engine::load(a.model, o);
+  };
   std::unique_ptr<ie::Engine> engine;
   if (!a.config.empty()) {
-    engine = std::make_unique<ie::Engine>(ie::Engine::load(cfg, opts, raw));
+    if (!auto_precision) engine = std::make_unique<ie::Engine>(load_in(opts.precision));
   } else {
-    engine = std::make_unique<ie::Engine>(ie::Engine::load(a.model, opts));
+    engine = std::make_unique<ie::Engine>(load_in(opts.precision));
     for (auto& d : engine->inputs()) graph_inputs.push_back(d.name);
     auto t0 = std::chrono::steady_clock::now();
     inputs = ie::cli::read_named_inputs(a.inputs, a.shapes, a.dtypes, graph_inputs);
     read_s = seconds_since(t0);
+  }
+  std::string precision = a.precision;
+  nlohmann::json precision_trials;
+  if (auto_precision) {
+    // The fastest mode whose accuracy gate holds on the input's first samples (at most 1000).
+    const int64_t rows = std::min<int64_t>(ie::cli::sample_count(inputs), 1000);
+    std::map<std::string, ie::Tensor> sample;
+    for (auto& [name, t] : inputs) sample[name] = t.slice_rows(0, rows);
+    ie::cli::PrecisionChoice choice =
+        ie::cli::choose_precision(backend, load_in, sample, cfg.task == "classification", std::move(engine));
+    engine = std::move(choice.engine);
+    opts.precision = choice.precision;
+    precision = choice.summary;
+    precision_trials = choice.json;
   }
   const auto& outs = engine->outputs();
   std::vector<std::string> paths;
@@ -192,7 +213,8 @@ int run(const Args& a) {
 
   nlohmann::json report;
   report["backend"] = engine->backend();
-  report["precision"] = a.precision;
+  report["precision"] = ie::precision_name(opts.precision);
+  if (auto_precision) report["precision_auto"] = {{"summary", precision}, {"tried", precision_trials}};
   report["model"] = a.config.empty() ? a.model : cfg.onnx;
   report["batch_size"] = batch_size > 0 ? std::min(batch_size, run.samples) : run.samples;
   report["samples"] = run.samples;
@@ -216,7 +238,7 @@ int run(const Args& a) {
                                                        : static_cast<int>(std::thread::hardware_concurrency())) +
                           ")"
                     : "")
-            << ", precision " << a.precision << "\n";
+            << ", precision " << precision << "\n";
   std::cout << "samples: " << run.samples << " in " << run.batches << " batch" << (run.batches > 1 ? "es" : "")
             << " of up to " << report["batch_size"].get<int64_t>() << "\n";
   std::cout << std::fixed << std::setprecision(1) << "throughput: " << report["samples_per_s"].get<double>()
@@ -306,7 +328,7 @@ int main(int argc, char** argv) {
       ->check(ie::cli::at_least(1, "--top-k"));
   app.add_option("--backend", a.backend, "cpu | cuda | cuda-reference | auto")
       ->check(CLI::IsMember({"cpu", "cuda", "cuda-reference", "auto"}));
-  ie::cli::add_precision_option(app, &a.precision);
+  ie::cli::add_precision_option(app, &a.precision, "", true);
   app.add_option("--batch-size,-b", a.batch_size, "samples per batch (default: the config's, else all)")
       ->check(ie::cli::at_least(1, "--batch-size"));
   app.add_option("--in-flight", a.in_flight, "batches on the GPU at once: the next one uploads while one computes")

@@ -47,6 +47,10 @@ check '[[ $(json_get "$work/run.json" "[\"outputs\"][0][\"name\"]") == probs ]]'
 check '[[ $(json_get "$work/run.json" "[\"outputs\"][0][\"shape\"]") == "[7, 10]" ]]' "json: outputs shape"
 check '[[ -n $(json_get "$work/run.json" "[\"samples_per_s\"]") && -n $(json_get "$work/run.json" "[\"seconds\"]") ]]' "json: timing"
 check '[[ $(json_get "$work/run.json" "[\"batch_size\"]") == 7 ]]' "json: batch_size"
+# --precision auto: the CPU backend implements fp32 alone, and says so
+expect 0 "precision fp32 (auto: the only mode of the cpu backend)" -- "$bin" --config configs/convnet.yaml \
+  --input "$ref/convnet_input_raw.npy" --backend cpu --precision auto --json
+expect 2 "precision" -- "$bin" --config configs/convnet.yaml --input "$ref/convnet_input_raw.npy" --precision fastest
 check '[[ -f "$work/probs.npy" ]]' "probs.npy written"
 
 # the same images from an IDX file and from a raw file with --shape/--dtype, in batches of 3

@@ -38,6 +38,8 @@ TEST_CASE("tensor diff: statistics of a known perturbation") {
   CHECK(d.mean_abs == doctest::Approx((0.5 + 0.0005) / 6).epsilon(1e-4));
   // |0.0005 - 0| / max(0, 1e-6) = 500 dominates 0.5 / 2.
   CHECK(d.max_rel == doctest::Approx(500).epsilon(1e-3));
+  // ||(0, 0.5, 0, 0, 0.0005, 0)|| / ||(1, 2, 4, -8, 0, 10)||
+  CHECK(d.rel_l2 == doctest::Approx(std::sqrt((0.25 + 0.0005 * 0.0005) / (1 + 4 + 16 + 64 + 100))).epsilon(1e-4));
   CHECK(d.fail_percent == doctest::Approx(100.0 / 6));  // only the 2.5 (0.0005 is within atol 1e-3)
   // Smallest atol with rtol 1e-2: 0.5 - 0.01 * 2 = 0.48; smallest rtol with atol 1e-3: (0.5 - 0.001) / 2.
   CHECK(d.min_atol == doctest::Approx(0.48));

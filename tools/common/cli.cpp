@@ -93,9 +93,12 @@ void add_threads_option(CLI::App& app, int* threads) {
           "INT"));
 }
 
-void add_precision_option(CLI::App& app, std::string* name, const std::string& what) {
-  app.add_option("--precision", *name, "fp32 | tf32 | fp16 | bf16" + (what.empty() ? "" : " (" + what + ")"))
-      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+void add_precision_option(CLI::App& app, std::string* name, const std::string& what, bool with_auto) {
+  std::vector<std::string> modes = {"fp32", "tf32", "fp16", "bf16"};
+  if (with_auto) modes.push_back("auto");
+  std::string help = "fp32 | tf32 | fp16 | bf16";
+  if (with_auto) help += " | auto (the fastest mode whose accuracy gate holds on the input's first samples)";
+  app.add_option("--precision", *name, help + (what.empty() ? "" : " (" + what + ")"))->check(CLI::IsMember(modes));
 }
 
 void add_devices_option(CLI::App& app, std::string* text) {

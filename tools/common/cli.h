@@ -31,7 +31,8 @@ CLI::Validator at_least(int64_t min, const std::string& flag);
 void add_threads_option(CLI::App& app, int* threads);
 
 /// Adds --precision fp32|tf32|fp16|bf16 into `name` (`what` follows the list in the help text).
-void add_precision_option(CLI::App& app, std::string* name, const std::string& what = "");
+/// --precision fp32|tf32|fp16|bf16 (and `auto` where the tool chooses the mode: precision_choice.h).
+void add_precision_option(CLI::App& app, std::string* name, const std::string& what = "", bool with_auto = false);
 
 /// Adds --devices all|0,1 (the GPUs to split batches across) into `text`; devices_from_text() reads it once the
 /// backend is known.

@@ -60,7 +60,7 @@ DiffStats diff_tensors(const Tensor& ref, const Tensor& got, Tolerance tol) {
   const std::vector<double> r = as_doubles(ref), g = as_doubles(got);
   d.count = static_cast<int64_t>(r.size());
   std::vector<double> abs_err(r.size());
-  double sum_abs = 0, dot = 0, rr = 0, gg = 0;
+  double sum_abs = 0, dot = 0, rr = 0, gg = 0, dd = 0;
   int64_t failed = 0;
   for (size_t i = 0; i < r.size(); ++i) {
     const double a = r[i], b = g[i];
@@ -87,6 +87,7 @@ DiffStats diff_tensors(const Tensor& ref, const Tensor& got, Tolerance tol) {
       dot += a * b;
       rr += a * a;
       gg += b * b;
+      dd += (b - a) * (b - a);
     }
   }
   if (d.count) {
@@ -97,6 +98,7 @@ DiffStats diff_tensors(const Tensor& ref, const Tensor& got, Tolerance tol) {
     d.fail_percent = 100.0 * static_cast<double>(failed) / static_cast<double>(d.count);
   }
   d.cosine = rr == 0 && gg == 0 ? 1.0 : (rr == 0 || gg == 0 ? 0.0 : dot / std::sqrt(rr * gg));
+  d.rel_l2 = rr > 0 ? std::sqrt(dd / rr) : (dd > 0 ? kInf : 0.0);
   d.max_abs_position = unravel(d.max_abs_index, ref.shape());
   d.pass = failed == 0;
   return d;
@@ -114,6 +116,7 @@ nlohmann::json diff_json(const DiffStats& d) {
                       {"p99_abs", number(d.p99_abs)},
                       {"max_rel", number(d.max_rel)},
                       {"cosine", number(d.cosine)},
+                      {"rel_l2", number(d.rel_l2)},
                       {"fail_percent", d.fail_percent},
                       {"non_finite_mismatches", d.non_finite_mismatches},
                       {"min_passing_atol", number(d.min_atol)},

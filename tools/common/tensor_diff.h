@@ -29,6 +29,7 @@ struct DiffStats {
   double mean_abs = 0, p99_abs = 0;
   double max_rel = 0;  // |got - ref| / max(|ref|, 1e-6)
   double cosine = 1;
+  double rel_l2 = 0;  // ||got - ref|| / ||ref|| over the finite pairs (inf when ref is all zeros and got is not)
   double fail_percent = 0;            // elements out of tolerance, in %
   int64_t non_finite_mismatches = 0;  // NaN/Inf in one tensor where the other differs
   double min_atol = 0;                // smallest atol that passes with the given rtol (inf: a non-finite mismatch)

@@ -1,0 +1,95 @@
+#include "tools/common/precision_choice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "engine/backend/backend.h"
+#include "tools/common/metrics.h"
+#include "tools/common/tensor_diff.h"
+
+namespace ie::cli {
+namespace {
+
+// The relative L2 error each mode is held to (the GPU tests' gates against the CPU's fp32).
+double rel_l2_gate(Precision p) {
+  switch (p) {
+    case Precision::tf32:
+      return 1e-3;
+    case Precision::fp16:
+    case Precision::bf16:
+      return 1e-2;
+    default:
+      return 1e-5;
+  }
+}
+constexpr double kMinTop1Agreement = 0.999;
+
+std::string short_number(double v) {
+  std::ostringstream s;
+  s << std::setprecision(2) << v;
+  return s.str();
+}
+
+std::string percent(double fraction) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(2) << 100 * fraction << "%";
+  return s.str();
+}
+
+}  // namespace
+
+PrecisionChoice choose_precision(const std::string& backend, const EngineLoader& load,
+                                 const std::map<std::string, Tensor>& sample, bool classifier,
+                                 std::unique_ptr<Engine> fp32) {
+  const std::vector<Precision>& implemented = backend_traits(backend).precisions;
+  auto has = [&](Precision p) { return std::find(implemented.begin(), implemented.end(), p) != implemented.end(); };
+  PrecisionChoice choice;
+  choice.json = nlohmann::json::array();
+  std::unique_ptr<Engine> reference = fp32 ? std::move(fp32) : std::make_unique<Engine>(load(Precision::fp32));
+  std::vector<Precision> faster;
+  for (Precision p : {Precision::fp16, Precision::bf16, Precision::tf32})
+    if (has(p)) faster.push_back(p);
+  if (faster.empty()) {
+    choice.engine = std::move(reference);
+    choice.summary = "fp32 (auto: the only mode of the " + backend + " backend)";
+    return choice;
+  }
+  const std::vector<Tensor> want = reference->create_session().run_ordered(sample);
+  const int64_t samples = want.empty() || want[0].shape().empty() ? 0 : want[0].shape()[0];
+  const std::vector<int64_t> want_top1 = classifier ? argmax_rows(want[0]) : std::vector<int64_t>{};
+  for (Precision p : faster) {
+    auto engine = std::make_unique<Engine>(load(p));
+    const std::vector<Tensor> got = engine->create_session().run_ordered(sample);
+    nlohmann::json tried = {{"precision", precision_name(p)}, {"rel_l2_gate", rel_l2_gate(p)}};
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const double e = diff_tensors(want[i], got[i], default_tolerance(p)).rel_l2;
+      tried["rel_l2"][engine->outputs()[i].name] = e;
+      worst = std::max(worst, std::isnan(e) ? INFINITY : e);
+    }
+    double agreement = 1;
+    if (classifier) {
+      agreement = accuracy(argmax_rows(got[0]), want_top1);
+      tried["top1_agreement"] = agreement;
+    }
+    const bool pass = worst <= rel_l2_gate(p) && agreement >= kMinTop1Agreement;
+    tried["pass"] = pass;
+    choice.json.push_back(tried);
+    if (!pass) continue;
+    choice.precision = p;
+    choice.engine = std::move(engine);
+    choice.summary = std::string(precision_name(p)) + " (auto: rel L2 " + short_number(worst) +
+                     " <= " + short_number(rel_l2_gate(p)) + " against fp32" +
+                     (classifier ? ", top-1 agreeing on " + percent(agreement) : std::string()) + ", on " +
+                     std::to_string(samples) + " samples of the input)";
+    return choice;
+  }
+  choice.engine = std::move(reference);
+  choice.summary =
+      "fp32 (auto: no faster mode met its accuracy gate on " + std::to_string(samples) + " samples of the input)";
+  return choice;
+}
+
+}  // namespace ie::cli

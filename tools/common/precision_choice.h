@@ -1,0 +1,35 @@
+// `--precision auto`: the fastest mode of a backend whose accuracy gate holds for this model on a sample of the
+// caller's own data, judged against the same backend's fp32 outputs. The gates are those every mode is tested
+// against: relative L2 error of every output at most 1e-3 in tf32 and 1e-2 in fp16/bf16, and for a classifier
+// the top-1 class agreeing on at least 99.9% of the samples. Modes are tried fastest first (fp16, whose 11-bit
+// significand is the closer of the two 16-bit modes, then bf16, tf32), and fp32 serves when none passes.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "engine/api/engine.h"
+
+namespace ie::cli {
+
+struct PrecisionChoice {
+  Precision precision = Precision::fp32;
+  std::unique_ptr<Engine> engine;  // loaded in that mode, for the run
+  std::string summary;             // one line for the text report: the mode, the figure that chose it
+  nlohmann::json json;             // every mode tried: per-output rel L2, top-1 agreement, pass
+};
+
+/// Loads the model in a mode (the caller's options with that precision).
+using EngineLoader = std::function<Engine(Precision)>;
+
+/// Loads and runs `sample` in fp32 and then in each faster mode `backend` implements until one passes its gate;
+/// `classifier`: the first output holds class scores per row; `fp32`: the model already loaded in fp32, if the
+/// caller has it. A backend with fp32 alone answers at once.
+PrecisionChoice choose_precision(const std::string& backend, const EngineLoader& load,
+                                 const std::map<std::string, Tensor>& sample, bool classifier,
+                                 std::unique_ptr<Engine> fp32 = nullptr);
+
+}  // namespace ie::cli
