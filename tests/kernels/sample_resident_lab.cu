@@ -29,6 +29,12 @@
 //                                                        2.81 -> 2.60 ms (0.0975 -> 0.0895 at 32; 4096: 0.186 -> 0.171) kept
 //      Per source line after it (65536 launch profile, 19,624 SASS instructions): the swizzle 7.3% of the executed
 //      instructions, GELU's exponential 6.5%, line_address 5.4%, the MMAs 2.8%, LayerNorm's shuffles 4.2%.
+//   9. tried: the LayerNorm after a Linear in that Linear's epilogue (7 of the SSA's 8 LayerNorms; a 16 x 64 unit
+//      holds whole rows, statistics by quad shuffles; 20 instructions instead of 26), A/B in one call:
+//                                                        2.60 -> 2.67 ms (0.0896 -> 0.0921 at 32)        dropped
+//      The LayerNorm pass left (without it 0.98 -> 0.57 ms), but the products got slower by more: the N = 64
+//      products keep 10 of 15 warps busy, so the work moved from 15 warps to 10, and the epilogue's per-pair
+//      stores with run-time element types cost more than the pass's 16-byte vectors.
 //   warps: 15 (the builder's choice) 2.89 ms, 10: 3.12, 8: 3.70.
 //   stage attribution (6., instructions of one kind left out): Linear 1.84 ms, LayerNorm 0.58, attention 0.36,
 //   stores 0.06. ncu (4., batch 4096): 11.4 cycles per issued instruction, of them waiting on fixed latency 2.1,
