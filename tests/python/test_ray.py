@@ -38,7 +38,7 @@ def blocks(column, data):
 def run_on_ray(tables, **predictor):
     ds = ray.data.from_arrow(tables).map_batches(
         Predictor, fn_constructor_kwargs=dict(backend="cpu", keep=["id"], **predictor),
-        batch_size=BATCH, batch_format="numpy", concurrency=2, num_cpus=1)
+        batch_size=BATCH, batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=2), num_cpus=1)
     rows = {}
     for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
         for i, row_id in enumerate(batch["id"]):

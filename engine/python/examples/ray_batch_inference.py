@@ -42,7 +42,8 @@ def predict(ds, model, args, **predictor):
     resources = {"num_gpus": args.gpus_per_actor} if args.gpus_per_actor else {"num_cpus": args.cpus_per_actor}
     backend = "auto" if args.gpus_per_actor else "cpu"
     return ds.map_batches(Predictor, fn_constructor_kwargs=dict(model=str(model), backend=backend, **predictor),
-                          batch_size=args.batch_size, batch_format="numpy", concurrency=args.actors, **resources)
+                          batch_size=args.batch_size, batch_format="numpy",
+                          compute=ray.data.ActorPoolStrategy(size=args.actors), **resources)
 
 
 def timed_collect(ds, columns):

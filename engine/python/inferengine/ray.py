@@ -8,7 +8,7 @@
         Predictor, fn_constructor_kwargs={"model": "configs/convnet.yaml", "inputs": {"images": "image"},
                                           "keep": ["label"]},
         batch_size=1000, batch_format="numpy",
-        concurrency=4, num_gpus=1)                        # or num_cpus=N for CPU actors
+        compute=ray.data.ActorPoolStrategy(size=4), num_gpus=1)   # or num_cpus=N for CPU actors
 
 Each actor loads the model once and keeps one session. A GPU actor (num_gpus=1) sees only its own GPU (Ray sets
 CUDA_VISIBLE_DEVICES), which the engine calls device 0; backend="auto" picks CUDA there. A CPU actor runs as many
