@@ -3,5 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
+# The Python module (and its tests) when tools/install_deps.sh has made the package's virtual environment.
+source tools/python_env.sh
+python_module=()
+[[ -x $IE_VENV/bin/python ]] && python_module=(-DIE_PYTHON_MODULE=ON "-DPython_EXECUTABLE=$IE_VENV/bin/python")
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${python_module[@]}" "$@"
 cmake --build build -j"$jobs"

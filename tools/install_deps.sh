@@ -7,7 +7,7 @@ packages=(
   libeigen3-dev doctest-dev libyaml-cpp-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
-  dataset-fashion-mnist gnuplot-nox python3-numpy python3 python3-venv
+  dataset-fashion-mnist gnuplot-nox python3-numpy python3 python3-venv python3-dev
 )
 # tools/fuzz.sh: clang with libFuzzer and its OpenMP runtime.
 [ "${IE_FUZZ_DEPS:-0}" = 1 ] && packages+=(clang libclang-rt-dev libomp-dev)
@@ -23,4 +23,6 @@ fi
 # The scripts and tests run the interpreter tools/python_env.sh names; prove it has what they import.
 source tools/python_env.sh
 "$IE_PYTHON" -c "import json, numpy" || { echo "error: $IE_PYTHON cannot import numpy after the install" >&2; exit 1; }
+# The Python package's virtual environment (pinned PyPI packages; pip runs only when something is missing).
+bash tools/python_venv.sh
 echo "dependencies installed"
