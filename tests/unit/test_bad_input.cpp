@@ -410,3 +410,14 @@ TEST_CASE("hostile: constant folding stops at its memory budget; the rest runs f
     ++at_run_time;
   CHECK(at_run_time >= 36);  // at most 256 MiB folded: 4 of the 40
 }
+
+TEST_CASE("hostile: an op without an input it needs at plan time (Tile without repeats) names the node") {
+  // Found by fuzz_onnx_model: a flipped field key turned Tile's second input into its doc string; reading the
+  // missing input's name threw std::out_of_range instead of an error about the model.
+  ModelBuilder b;
+  b.input("x", {2, 2}).output("y");
+  b.node("Tile", {"x"}, {"y"}).set_name("tile");
+  std::string msg = plan_message(b.write(test::temp_dir("tile_no_repeats")));
+  CHECK(contains(msg, "node 'tile' (Tile)"));
+  CHECK(contains(msg, "(input 1) is required but absent"));
+}
