@@ -298,12 +298,12 @@ int run(Args& a) {
     outputs.push_back(j);
     all_pass = all_pass && d.pass;
   }
-  for (auto& [name, v] : atol)
-    if (!name.empty() && std::none_of(decls.begin(), decls.end(), [&](auto& d) { return d.name == name; }))
-      throw Error(ErrorKind::Usage, "--atol names '" + name + "', which is not an output");
-  for (auto& [name, v] : rtol)
-    if (!name.empty() && std::none_of(decls.begin(), decls.end(), [&](auto& d) { return d.name == name; }))
-      throw Error(ErrorKind::Usage, "--rtol names '" + name + "', which is not an output");
+  for (const auto& [flag, tolerances] : {std::pair{"--atol", &atol}, std::pair{"--rtol", &rtol}})
+    for (const auto& entry : *tolerances) {
+      const std::string& name = entry.first;  // named: lambdas may not capture structured bindings (C++17)
+      if (!name.empty() && std::none_of(decls.begin(), decls.end(), [&](auto& d) { return d.name == name; }))
+        throw Error(ErrorKind::Usage, std::string(flag) + " names '" + name + "', which is not an output");
+    }
   report["outputs"] = outputs;
   report["task"] = task_line(a, a.source.config_data(), inputs, pa, pb);
   if (a.per_layer) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the engine builds and tests with. Safe to run again.
+# Installs the Debian packages the engine builds and tests with (clang, its sanitizer runtimes and libFuzzer, and
+# LLVM's OpenMP for the sanitized builds and fuzzers of tools/sanitize.sh and tools/fuzz.sh). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(
@@ -8,9 +9,8 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
   dataset-fashion-mnist gnuplot-nox python3-numpy python3 python3-venv python3-dev
+  clang libclang-rt-dev libomp-dev
 )
-# tools/fuzz.sh: clang with libFuzzer and its OpenMP runtime.
-[ "${IE_FUZZ_DEPS:-0}" = 1 ] && packages+=(clang libclang-rt-dev libomp-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

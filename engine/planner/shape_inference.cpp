@@ -5,8 +5,14 @@
 namespace ie {
 
 namespace {
-// Folding a node whose result is this large would bloat the plan; leave it to run time.
+// Folding runs a node at load time, before Options::limits are checked and outside the arena: only what is small
+// and cheap folds, the rest runs at run time under those limits. A node whose result is this large would bloat the
+// plan; one this costly (by the cost model) would stall loading; past this total, folded results would hold more
+// memory than the model's file suggests (small results, as shape computations, still fold: other ops read them).
 constexpr int64_t kMaxFoldElements = int64_t(1) << 24;
+constexpr double kMaxFoldFlops = 1e8;
+constexpr size_t kMaxFoldedBytes = size_t(256) << 20;
+constexpr int64_t kAlwaysFoldElements = int64_t(1) << 16;
 
 // Op inference names the node and its op; add the input tensors so the message also names the tensors involved.
 InferContext infer_naming_inputs(const Node& node, const std::vector<TensorInfo>& infos,
@@ -54,6 +60,7 @@ InferenceResult infer_and_fold(Graph& g, const std::map<std::string, Shape>& inp
   for (auto& [name, t] : g.constants) result.infos[name] = TensorInfo{t.dtype(), t.shape()};
 
   std::vector<Node> kept;
+  size_t folded_bytes = 0;
   for (auto& node : g.nodes) {
     const OpDef* def = OpRegistry::get().find(node.domain, node.op_type);
     if (!def) fail_unsupported(g.source, ": ", node.label(), ": op '", node.op_type, "' is not supported");
@@ -76,11 +83,14 @@ InferenceResult infer_and_fold(Graph& g, const std::map<std::string, Shape>& inp
     InferContext ctx = infer_naming_inputs(node, infos, constants, g.opset);
     bool known = true;
     int64_t out_elems = 0;
+    size_t out_bytes = 0;
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i].empty()) continue;
       result.infos[node.outputs[i]] = ctx.outputs[i];
       known &= !ctx.output_constants[i].empty();
-      out_elems += numel_range(ctx.outputs[i].shape, 0, ctx.outputs[i].shape.size());
+      const int64_t n = numel_range(ctx.outputs[i].shape, 0, ctx.outputs[i].shape.size());
+      out_elems += n;
+      out_bytes += static_cast<size_t>(n) * dtype_size(ctx.outputs[i].dtype);
     }
     if (known) {
       for (size_t i = 0; i < node.outputs.size(); ++i)
@@ -88,7 +98,13 @@ InferenceResult infer_and_fold(Graph& g, const std::map<std::string, Shape>& inp
       result.folded_nodes++;
       continue;
     }
-    if (all_constant && def->foldable && out_elems <= kMaxFoldElements && !g.is_graph_output(node.outputs[0])) {
+    const auto fold_fits = [&] {
+      return out_elems <= kMaxFoldElements &&
+             (out_elems <= kAlwaysFoldElements || folded_bytes + out_bytes <= kMaxFoldedBytes) &&
+             OpRegistry::get().cost(node, infos, ctx.outputs).flops <= kMaxFoldFlops;
+    };
+    if (all_constant && def->foldable && !g.is_graph_output(node.outputs[0]) && fold_fits()) {
+      folded_bytes += out_bytes;
       std::vector<Tensor> values;
       for (auto* c : constants) values.push_back(c ? *c : Tensor());
       auto outs = run_node_cpu(node, values, g.opset);

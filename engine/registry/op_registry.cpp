@@ -24,6 +24,7 @@ const TensorInfo& InferContext::input(size_t i) const {
 }
 
 const Tensor& InferContext::require_constant(size_t i, const char* what) const {
+  if (!has_input(i)) fail(what, " (input ", i, ") is required but absent");  // a model may leave it out
   const Tensor* t = constant(i);
   if (!t)
     throw NeedsValue(m_node.inputs.at(i), concat(m_node.label(), ": ", what, " (input ", i, ", '", m_node.inputs.at(i),

@@ -37,7 +37,8 @@ TEST_CASE("SSA, both export forms, against PyTorch float64") {
     CAPTURE(file);
     Session s = Engine::load(test::weights_path(file), cpu()).create_session();
     auto out = s.run({{"x", reference("ssa_input.npy")}});
-    for (auto [name, ref] : {std::pair{"recon", "ssa_recon_fp64.npy"}, std::pair{"latent", "ssa_latent_fp64.npy"}}) {
+    for (const auto& output : {std::pair{"recon", "ssa_recon_fp64.npy"}, std::pair{"latent", "ssa_latent_fp64.npy"}}) {
+      const char *name = output.first, *ref = output.second;
       CAPTURE(name);
       auto d = diff(out.at(name), reference(ref));
       CHECK(d.max_abs <= kMaxAbs);

@@ -49,7 +49,8 @@ TEST_CASE("broadcast plan merges dims and matches plain indexing") {
       {{130, 1, 129}, {1, 513, 1}},
       {{0, 3}, {3}},
   };
-  for (auto& [sa, sb] : cases) {
+  for (const auto& shapes : cases) {
+    const Shape &sa = shapes.first, &sb = shapes.second;
     Tensor a = random_tensor(sa, rng), b = random_tensor(sb, rng);
     Tensor y = run1("Sub", {a, b});
     Shape out = broadcast_shapes(sa, sb, "test");

@@ -377,3 +377,47 @@ TEST_CASE("hostile: threads beyond the machine's bound are a usage error naming 
   CHECK(contains(msg, "got 100000"));
   CHECK_NOTHROW(check_cpu_threads(max_cpu_threads(), "threads"));
 }
+
+TEST_CASE("hostile: constant folding leaves a product beyond its work budget to run time, under the per-op limit") {
+  // ConstantOfShape [4096, 4096] squared by MatMul: 137 GFLOP that folding ran at load time, past every limit.
+  auto path = write_op_model("fold_work", [](ModelBuilder& b) {
+    b.initializer_i64("shape", {2}, {4096, 4096});
+    b.node("ConstantOfShape", {"shape"}, {"c"}).set_name("cos");
+    b.node("MatMul", {"c", "c"}, {"big"}).set_name("mm");
+  });
+  Options o{"cpu"};
+  o.limits.max_op_flops = 1e9;
+  std::string msg = plan_message(path, o);
+  CHECK(contains(msg, "node 'mm' (MatMul)"));
+  CHECK(contains(msg, "per-op limit"));
+}
+
+TEST_CASE("hostile: constant folding stops at its memory budget; the rest runs from the arena") {
+  // 40 ConstantOfShape [4096, 4096] of 64 MiB each: folded, a 1 KB model held 2.5 GiB of constants beside the arena.
+  ModelBuilder b;
+  b.input("x", {1}).output("y");
+  b.initializer_i64("shape", {2}, {4096, 4096});
+  std::string sum = "x";
+  for (int i = 0; i < 40; ++i) {
+    const std::string c = "c" + std::to_string(i), s = "s" + std::to_string(i);
+    b.node("ConstantOfShape", {"shape"}, {c});
+    b.node("Add", {sum, c}, {i == 39 ? "y" : s});
+    sum = s;
+  }
+  const std::string text = Engine::load(b.write(test::temp_dir("fold_memory")), Options{"cpu"}).describe({});
+  size_t at_run_time = 0;
+  for (size_t at = text.find("ConstantOfShape"); at != std::string::npos; at = text.find("ConstantOfShape", at + 1))
+    ++at_run_time;
+  CHECK(at_run_time >= 36);  // at most 256 MiB folded: 4 of the 40
+}
+
+TEST_CASE("hostile: an op without an input it needs at plan time (Tile without repeats) names the node") {
+  // Found by fuzz_onnx_model: a flipped field key turned Tile's second input into its doc string; reading the
+  // missing input's name threw std::out_of_range instead of an error about the model.
+  ModelBuilder b;
+  b.input("x", {2, 2}).output("y");
+  b.node("Tile", {"x"}, {"y"}).set_name("tile");
+  std::string msg = plan_message(b.write(test::temp_dir("tile_no_repeats")));
+  CHECK(contains(msg, "node 'tile' (Tile)"));
+  CHECK(contains(msg, "(input 1) is required but absent"));
+}

@@ -340,8 +340,10 @@ namespace ie {
 // Every CPU kernel the two models use, in bfloat16 (computed in float, stored in bfloat16), through the toy
 // backend's cpu set: the bf16 gate of the precision modes, relative L2 <= 1e-2 against the CPU's fp32.
 TEST_CASE("precision: both models in bf16 on the CPU kernels meet the bf16 gate") {
-  for (auto [file, shape] : {std::pair{"convnet.onnx", Shape{5, 1, 86, 86}}, std::pair{"ssa.onnx", Shape{9, 320}},
-                             std::pair{"ssa_dynamo.onnx", Shape{9, 320}}}) {
+  for (const auto& model : {std::pair{"convnet.onnx", Shape{5, 1, 86, 86}}, std::pair{"ssa.onnx", Shape{9, 320}},
+                            std::pair{"ssa_dynamo.onnx", Shape{9, 320}}}) {
+    const char* file = model.first;
+    const Shape& shape = model.second;
     CAPTURE(file);
     const std::string path = std::string(IE_SOURCE_DIR) + "/weights/" + file;
     Tensor x = random_matrix(shape[0], numel_range(shape, 1, shape.size()), 8).reshaped(shape);
@@ -418,17 +420,21 @@ TEST_CASE("precision: float32-only kernels run both models in fp16 and bf16 betw
     return true;
   }();
   REQUIRE(registered);
-  for (auto [file, shape] : {std::pair{"convnet.onnx", Shape{3, 1, 86, 86}}, std::pair{"ssa.onnx", Shape{7, 320}},
-                             std::pair{"ssa_dynamo.onnx", Shape{7, 320}}}) {
+  for (const auto& model : {std::pair{"convnet.onnx", Shape{3, 1, 86, 86}}, std::pair{"ssa.onnx", Shape{7, 320}},
+                            std::pair{"ssa_dynamo.onnx", Shape{7, 320}}}) {
+    const char* file = model.first;
+    const Shape& shape = model.second;
     const std::string path = std::string(IE_SOURCE_DIR) + "/weights/" + file;
     Tensor x = random_matrix(shape[0], numel_range(shape, 1, shape.size()), 9).reshaped(shape);
     for (int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = 0.5f * (x.data_as<float>()[i] + 1.f);
     Options cpu;
     cpu.backend = kernel_set::kCpu;
     auto want = Engine::load(path, cpu).create_session().run_ordered({{"x", x}});
-    for (auto [backend, p] :
+    for (const auto& backend_and_precision :
          {std::pair{"toy-wide", Precision::fp16}, std::pair{"toy-wide", Precision::bf16},
           std::pair{"toy-wide-unfused", Precision::fp16}, std::pair{"toy-wide-unfused", Precision::bf16}}) {
+      const char* backend = backend_and_precision.first;
+      const Precision p = backend_and_precision.second;
       CAPTURE(file);
       CAPTURE(backend);
       CAPTURE(precision_name(p));
