@@ -1,4 +1,5 @@
 // Reshape and Flatten: new dims over the same C-ordered elements.
+#include "engine/core/checked_math.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/view_kernel.h"
 
@@ -25,7 +26,7 @@ void infer_reshape(InferContext& ctx) {
                  " (0), but the input ", shape_to_string(in.shape), " has only ", in.shape.size(), " dims");
       out[i] = in.shape[i];
     }
-    known *= out[i];
+    known = checked_mul(known, out[i], ctx.node().label() + " target shape " + shape_to_string(out));
   }
   if (infer_at >= 0) {
     ctx.expect(known != 0, "cannot infer the -1 in the target shape ", shape_to_string(out),

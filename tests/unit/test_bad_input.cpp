@@ -421,3 +421,14 @@ TEST_CASE("hostile: an op without an input it needs at plan time (Tile without r
   CHECK(contains(msg, "node 'tile' (Tile)"));
   CHECK(contains(msg, "(input 1) is required but absent"));
 }
+
+TEST_CASE("hostile: a Reshape target whose dims overflow 64 bits when multiplied names the node") {
+  // Found by fuzz_onnx_model (UBSan: signed overflow multiplying the target's dims).
+  ModelBuilder b;
+  b.input("x", {2, 2}).output("y");
+  b.initializer_i64("shape", {2}, {int64_t(1) << 56, int64_t(1) << 56});
+  b.node("Reshape", {"x", "shape"}, {"y"}).set_name("reshape");
+  std::string msg = plan_message(b.write(test::temp_dir("reshape_overflow")));
+  CHECK(contains(msg, "node 'reshape' (Reshape)"));
+  CHECK(contains(msg, "overflows 64 bits"));
+}
