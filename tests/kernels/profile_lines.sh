@@ -18,8 +18,9 @@ nvcc -O3 -lineinfo -std=c++17 -gencode arch=compute_90a,code=sm_90a -I. "$src" $
 ncu --clock-control none --kernel-name-base mangled -k "regex:$kernel" -c 1 --section SourceCounters -o "$work/report" "$work/lab" "$@" > /dev/null
 ncu --import "$work/report.ncu-rep" --page source --csv --print-source sass > "$work/sass.csv"
 (cd "$work" && cuobjdump -xelf all lab > /dev/null && for f in *.cubin; do nvdisasm -g -c "$f"; done > all.sass)
-# The standard library only: any python3 (PYTHON=... to choose one).
-REPO=$(pwd) KERNEL=$kernel "${PYTHON:-python3}" - "$work" <<'PY'
+# The standard library only: the project's interpreter (tools/python_env.sh) unless PYTHON=... chooses another.
+source "$(dirname "$0")/../../tools/python_env.sh"
+REPO=$(pwd) KERNEL=$kernel "${PYTHON:-$IE_PYTHON}" - "$work" <<'PY'
 import collections, csv, os, re, sys
 work = sys.argv[1]
 rows = list(csv.reader(open(os.path.join(work, "sass.csv"))))
