@@ -6,7 +6,9 @@
 #
 #   bash tools/gpu_run.sh OUT_DIR [BUILD_DIR] [STAGES]
 #     BUILD_DIR: default .device/build (tools/stage_device_build.sh)
-#     STAGES: "all" (default) or a comma list of: tests, nodes, models, labs, bench, stream, torch
+#     STAGES: "all" (default) or a comma list of: tests, python, nodes, models, labs, bench, stream, torch
+#     python: the DLPack GPU test, when BUILD_DIR has the Python package built for the GPU machine's PyTorch
+#     interpreter (see the README's Python section) and PYTEST_PATH names a folder with pytest for it
 set -uo pipefail
 out=${1:?usage: gpu_run.sh OUT_DIR [BUILD_DIR] [STAGES]}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +47,13 @@ for tool in racecheck synccheck initcheck; do
     -tc='cuda FusedConv (fused set) matches*,cuda FusedConv keeps NaN*,cuda FusedConv declines*,cuda LayerNorm*,cuda LayerNormalization*,cuda Linear*,cuda Attention*,GPU: the SSA runs as one sample-resident*' > "$out/logs/gpu_tests_$tool.log" 2>&1; rc=$?
   say "$tool exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/logs/gpu_tests_$tool.log" | tail -1)"
 done
+fi
+
+if want python && [[ -d $build/python/inferengine ]]; then
+  stage "Python: DLPack device arrays in and out (tests/python/test_dlpack_gpu.py)"
+  PYTHONPATH="$build/python:${PYTEST_PATH:-}:$root/tests/python" IE_BUILD_DIR="$build" "$torch_python" -m pytest -q \
+    -p no:cacheprovider tests/python/test_dlpack_gpu.py > "$out/logs/python_dlpack_gpu.log" 2>&1
+  say "test_dlpack_gpu exit $?: $(tail -1 "$out/logs/python_dlpack_gpu.log")"
 fi
 
 if want labs && [[ -x tests/kernels/run_labs.sh ]]; then

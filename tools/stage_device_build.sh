@@ -15,5 +15,10 @@ for lib in $(ldd "$build/lib/libinferengine.so" "$build"/bin/* 2>/dev/null |
              awk '/=> \// {print $3}' | grep -E 'libonnx|libprotobuf|libyaml-cpp|libfmt|libgomp' | sort -u); do
   cp -L "$lib" "$stage/lib/"
 done
+# The Python package when the build has one (IE_PYTHON_MODULE): its .py files are links into the sources here.
+if [[ -d $build/python/inferengine ]]; then
+  cp -rL "$build/python" "$stage/python"
+  strip --strip-unneeded "$stage"/python/inferengine/*.so 2>/dev/null || true
+fi
 strip --strip-unneeded "$stage"/lib/*.so* "$stage"/bin/* 2>/dev/null || true
 du -sh "$stage"

@@ -131,7 +131,7 @@ void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const voi
   auto add = [&](auto cfg) {
     using Cfg = decltype(cfg);
     fc::StackedPlan plan;
-    if (!fc::make_stacked_plan(s, v, Cfg::kNW, Cfg::kTargetPixels, smem_limit, &plan, nullptr)) return;
+    if (!fc::make_stacked_plan(s, v, Cfg::kNW, Cfg::kTargetPixels, smem_limit, &plan, nullptr, sizeof(TIn))) return;
     RunFn run = [plan, packed, bias](const void* x, void* y, cudaStream_t stream) {
       return fc::launch_fused_conv_stacked<Cfg, Word, TIn, T>(plan, static_cast<const TIn*>(x), packed, bias,
                                                               static_cast<T*>(y), stream);
@@ -139,8 +139,9 @@ void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const voi
     const int ntiles = (plan.cwk + 7) / 8;
     options.push_back({{Cfg::kName, std::move(run)}, plan.groups * plan.nw - ntiles, plan.nw});
   };
-  add(fc::StackedW4N5{});  // conv1 (lab, batch 10000): 0.38 ms
-  add(fc::StackedW4N4{});  // conv2: 0.43 ms
+  add(fc::StackedW4N5{});  // conv1 (lab, batch 10000): 0.33 ms
+  add(fc::StackedW5N5{});
+  add(fc::StackedW4N4{});  // conv2: 0.38 ms
   add(fc::StackedW8N5{});
   add(fc::StackedW8N4{});
   add(fc::StackedW4N4Small{});  // batch 1: conv2 0.012 ms

@@ -21,6 +21,7 @@
 // overlap one CTA's staging and epilogue with another's MMAs.
 #pragma once
 
+#include "layers/common/cp_async.cuh"
 #include "layers/fused_conv/fused_conv_cuda.cuh"
 
 namespace ie::fused_conv {
@@ -96,6 +97,14 @@ struct StackedW4N5 {
   static constexpr const char* kName = "stk_w4_n5_px3200";
   static constexpr int kWarps = 4, kNW = 5, kTargetPixels = 3200, kMinBlocks = 4;
 };
+struct StackedW5N5 {  // conv1's half-image tile is 10 row blocks: 2 per warp (4 warps take 3, 3, 2, 2)
+  static constexpr const char* kName = "stk_w5_n5_px3200";
+  static constexpr int kWarps = 5, kNW = 5, kTargetPixels = 3200, kMinBlocks = 3;
+};
+struct StackedW5N10 {  // a whole 80-column row block per unit: one k-offset load per 10 MMAs
+  static constexpr const char* kName = "stk_w5_n10_px3200";
+  static constexpr int kWarps = 5, kNW = 10, kTargetPixels = 3200, kMinBlocks = 3;
+};
 
 constexpr int kStackedMaxK = 16;       // output channels: one M tile
 constexpr int kStackedMaxKSteps = 16;  // k-steps whose A fragments stay in registers (64 registers)
@@ -117,10 +126,14 @@ struct StackedPlan {
   int rbn, groups, units;              // row blocks, column groups per image; work units per tile
   int rows_alloc, cols_alloc;          // conv rows, cols of the tile as computed (whole row blocks and groups)
   int flat;                            // staged rows are image rows: one contiguous copy per channel band
+  int prefetch;                        // flat: the next tile's bands arrive by cp.async while this one computes
+  int in_bytes, raw_band_bytes;        // prefetch: bytes per input element, per band in the raw buffer
   int irb, ws, plane, img_words;       // staged rows, words per staged row, per channel, per image
   int ct_stride;                       // floats per channel of the conv tile (= 8 mod 32: conflict-free stores)
   int tiles_y, tiles_x, tiles;
-  int off_kofs, off_in, off_ct, smem_bytes;  // reg_pool: two input buffers from off_in, no conv tile
+  // The staged words at off_in; at off_raw the raw bands of the next tile (prefetch), or else the second staged
+  // buffer of the register-pooled kernels; the fp32 conv tile at off_ct (not with reg_pool).
+  int off_kofs, off_in, off_raw, off_ct, smem_bytes;
   FastDiv div_unit_img;                      // unit -> image, row-block group
   FastDiv div_irb, div_c;                    // staged row -> image, channel, row
   FastDiv div_pcb, div_pb, div_k;            // pooled output -> image, channel, row, column
@@ -159,9 +172,14 @@ inline void size_stacked(StackedPlan& p, int g, int pb, int pcb) {
   p.img_words = p.c * p.plane;
   p.ct_stride = p.reg_pool ? 0 : round_up(g * p.rows_alloc * p.cols_alloc, 32) + 8;
   p.tiles = ceil_div(p.n, g) * p.tiles_y * p.tiles_x;
+  // A band is copied from the 16-byte boundary at or before its first element: up to 12 bytes more.
+  p.prefetch = p.flat;
+  p.raw_band_bytes = p.prefetch ? round_up(p.irb * p.w * p.in_bytes + 12, 16) : 0;
+  const int staged = g * p.img_words * 4;
   p.off_kofs = 0;
   p.off_in = round_up(p.ksteps * 4 * 8, 16);
-  p.off_ct = round_up(p.off_in + (p.reg_pool ? 2 : 1) * g * p.img_words * 4, 16);
+  p.off_raw = round_up(p.off_in + staged, 16);
+  p.off_ct = round_up(p.off_raw + std::max(p.reg_pool ? staged : 0, g * p.c * p.raw_band_bytes), 16);
   p.smem_bytes = round_up(p.off_ct + p.k * p.ct_stride * 4, 16);
 }
 
@@ -202,8 +220,9 @@ inline std::string stacked_unsupported(const ConvPoolShape& s, Variant v) {
 
 // Picks the tile for a shape, variant and configuration; false (with the reason) when the stacked kernel does not
 // take the shape or one pooled output's tile does not fit in `smem_limit` bytes.
+// in_bytes: the input's element size (the prefetch buffer's size; 4 covers every type).
 inline bool make_stacked_plan(const ConvPoolShape& s, Variant v, int nw, int target_pixels, int smem_limit,
-                              StackedPlan* out, std::string* why) {
+                              StackedPlan* out, std::string* why, int in_bytes = 4) {
   const std::string no = stacked_unsupported(s, v);
   if (!no.empty()) {
     if (why) *why = no;
@@ -212,6 +231,7 @@ inline bool make_stacked_plan(const ConvPoolShape& s, Variant v, int nw, int tar
   StackedPlan p{};
   set_conv_sizes(s, p);
   p.e = v == Variant::kTf32 ? 1 : 2;
+  p.in_bytes = in_bytes;
   p.rp = round_up(s.r, p.e);
   p.kp = stacked_kp(s.k);
   p.dy = 16 / p.kp;
@@ -303,17 +323,31 @@ __host__ __device__ inline void stacked_stage(const StackedPlan& p, const TIn* _
   }
 }
 
+// Band `seg` (image gi, channel ci) of a flat tile: the contiguous run of input rows y0 .. y0 + irb - 1 that it
+// stages, as its first element in x and its length (shorter at the image's bottom; 0 past the batch).
+template <class TIn>
+struct BandRun {
+  const TIn* src;
+  int len;
+};
+template <class TIn>
+__host__ __device__ inline BandRun<TIn> stacked_band(const StackedPlan& p, const TIn* x, const TileCoord& t, int seg) {
+  const int gi = p.div_c.div(seg), ci = p.div_c.mod(seg, gi), img = t.n0 + gi;
+  if (img >= p.n) return {x, 0};
+  return {x + ((static_cast<size_t>(img) * p.c + ci) * p.h + t.y0) * p.w, imin(p.irb, p.h - t.y0) * p.w};
+}
+
 // Flat staging (p.flat): staged word i of channel band (gi, ci) is built from elements i, i + 1 (e = 2) or i
-// (e = 1) of the band's contiguous run of input rows y0 .. y0 + irb - 1, zero past the image or the batch. (A
-// word at a row's last column pairs it with the next row's first element: only padded columns read it.) All
-// threads share the work: 4 words per thread and step, one 8-byte (16-bit types) or 16-byte (fp32) load.
-template <class Word, class TIn>
-__host__ __device__ inline void stacked_stage_flat(const StackedPlan& p, const TIn* __restrict__ x, const TileCoord& t,
-                                                   uint32_t* __restrict__ s_in, int tid, int nthreads) {
+// (e = 1) of the band's run (band(seg): in global memory, or its copy in shared memory), zero past the image or
+// the batch. (A word at a row's last column pairs it with the next row's first element: only padded columns read
+// it.) All threads share the work: 4 words per thread and step, one 8-byte (16-bit types) or 16-byte (fp32) load.
+template <class Word, class TIn, class BandFn>
+__host__ __device__ inline void stage_flat_words(const StackedPlan& p, BandFn band, uint32_t* __restrict__ s_in,
+                                                 int tid, int nthreads) {
   for (int seg = 0; seg < p.g * p.c; ++seg) {
-    const int gi = p.div_c.div(seg), ci = p.div_c.mod(seg, gi), img = t.n0 + gi;
-    const int len = img < p.n ? imin(p.irb, p.h - t.y0) * p.w : 0;
-    const TIn* src = x + (img < p.n ? ((static_cast<size_t>(img) * p.c + ci) * p.h + t.y0) * p.w : 0);
+    const BandRun<TIn> run = band(seg);
+    const TIn* __restrict__ src = run.src;
+    const int len = run.len;
     uint32_t* dst = s_in + static_cast<size_t>(seg) * p.plane;
     constexpr bool kBits = Word::kE == 2 && std::is_same_v<Word, Word16<TIn>>;
     constexpr bool kF32 = Word::kE == 1 && std::is_same_v<TIn, float>;
@@ -353,6 +387,31 @@ __host__ __device__ inline void stacked_stage_flat(const StackedPlan& p, const T
       }
     }
   }
+}
+
+// Flat staging straight from global memory.
+template <class Word, class TIn>
+__host__ __device__ inline void stacked_stage_flat(const StackedPlan& p, const TIn* __restrict__ x, const TileCoord& t,
+                                                   uint32_t* __restrict__ s_in, int tid, int nthreads) {
+  stage_flat_words<Word, TIn>(
+      p, [&](int seg) { return stacked_band(p, x, t, seg); }, s_in, tid, nthreads);
+}
+
+// Flat staging from the raw copy of the tile's bands (stacked_prefetch): band seg's bytes from the 16-byte boundary
+// at or before its first element sit at raw + seg * raw_band_bytes, so each element keeps its global address's
+// alignment (the vector loads stay possible).
+template <class Word, class TIn>
+__host__ __device__ inline void stacked_stage_raw(const StackedPlan& p, const TIn* __restrict__ x, const TileCoord& t,
+                                                  const unsigned char* raw, uint32_t* __restrict__ s_in, int tid,
+                                                  int nthreads) {
+  stage_flat_words<Word, TIn>(
+      p,
+      [&](int seg) {
+        const BandRun<TIn> g = stacked_band(p, x, t, seg);
+        const unsigned char* copy = raw + static_cast<size_t>(seg) * p.raw_band_bytes;
+        return BandRun<TIn>{reinterpret_cast<const TIn*>(copy + (reinterpret_cast<uintptr_t>(g.src) & 15)), g.len};
+      },
+      s_in, tid, nthreads);
 }
 
 // K over the jr input rows a row block reads (see tap_word_offset).
@@ -426,6 +485,11 @@ struct PoolDst {
   bool on[2];     // whether this lane writes v, w
   int col_limit;  // pooled columns of the tile that exist (0: the lane writes none)
   bool one_is_w;  // a window combined across lanes (rp_gmask != 0) leaves the lane one output at most: v or w
+  // That one output's row, bias and column limit (0 when the lane writes none), chosen once per unit: selecting
+  // per write cost the conv net's conv1 10% of its instructions.
+  TOut* one_row;
+  float one_bias;
+  int one_limit;
 };
 template <class TOut>
 __host__ __device__ inline PoolDst<TOut> pool_dst(const StackedPlan& p, const TileCoord& t, const StackedUnit& su,
@@ -444,6 +508,9 @@ __host__ __device__ inline PoolDst<TOut> pool_dst(const StackedPlan& p, const Ti
   d.col_limit = imin(p.pcb, p.pw - t.tx * p.pcb);
   if (lane & 3 & p.rp_tmask) d.col_limit = 0;  // a window's other columns are written by its first lane
   d.one_is_w = (g & p.rp_gmask) != 0;
+  d.one_row = d.one_is_w ? d.row[1] : d.row[0];
+  d.one_bias = d.one_is_w ? d.bias[1] : d.bias[0];
+  d.one_limit = (d.one_is_w ? d.on[1] : d.on[0]) ? d.col_limit : 0;
   return d;
 }
 template <class TOut>
@@ -455,10 +522,8 @@ __host__ __device__ inline void pool_write(const PoolDst<TOut>& d, int pcol_l, f
 // The same when the lane has one output at most (rp_gmask != 0): half the branches and address arithmetic.
 // (Selects, not d.row[d.one_is_w]: a run-time index puts the struct in local memory.)
 template <class TOut>
-__host__ __device__ inline void pool_write_one(const PoolDst<TOut>& d, int pcol_l, float v, float w) {
-  const bool on = d.one_is_w ? d.on[1] : d.on[0];
-  if (on && pcol_l < d.col_limit)
-    (d.one_is_w ? d.row[1] : d.row[0])[pcol_l] = from_float<TOut>(nan_relu(d.one_is_w ? w + d.bias[1] : v + d.bias[0]));
+__host__ __device__ inline void pool_write_one(const PoolDst<TOut>& d, int pcol_l, float v) {
+  if (pcol_l < d.one_limit) d.one_row[pcol_l] = from_float<TOut>(nan_relu(v + d.one_bias));
 }
 
 // ---- weight packing (host, once per engine) ----------------------------------------------------------------
@@ -520,6 +585,23 @@ inline void stacked_pack_weights(const ConvPoolShape& s, Variant v, const float*
 // ---- the kernel --------------------------------------------------------------------------------------------
 #ifdef __CUDACC__
 
+// Starts the copy of tile t's bands into the raw buffer (prefetch plans; x 16-byte aligned): 16-byte cp.async
+// from the boundary at or before each band's first element, the last one cut at the band's end (zeros after it),
+// one group per tile. Complete after cp_async_wait<0> and a barrier.
+template <class TIn>
+__device__ inline void stacked_prefetch(const StackedPlan& p, const TIn* __restrict__ x, const TileCoord& t,
+                                        unsigned char* raw, int tid, int nthreads) {
+  for (int seg = 0; seg < p.g * p.c; ++seg) {
+    const BandRun<TIn> b = stacked_band(p, x, t, seg);
+    const int lead = static_cast<int>(reinterpret_cast<uintptr_t>(b.src) & 15);
+    const unsigned char* from = reinterpret_cast<const unsigned char*>(b.src) - lead;
+    const int bytes = b.len > 0 ? lead + b.len * static_cast<int>(sizeof(TIn)) : 0;
+    unsigned char* to = raw + static_cast<size_t>(seg) * p.raw_band_bytes;
+    for (int i = 16 * tid; i < bytes; i += 16 * nthreads) dev::cp_async16_prefix(to + i, from + i, imin(16, bytes - i));
+  }
+  dev::cp_async_commit();
+}
+
 // One row block x NW n-tiles over the whole K: acc = A (registers) x B gathered at `row` (the lane's pixel word).
 // Per k-step one LDS.64 of the k-step's word offsets, shared by the NW n-tiles, then two LDS.32 per n-tile at
 // immediate offsets 8 words apart.
@@ -529,9 +611,12 @@ __device__ __forceinline__ void stacked_mma(const StackedPlan& p, const uint32_t
                                             float (&acc)[NW][4]) {
   FUSED_CONV_UNROLL
   for (int j = 0; j < NW; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+  // KS = 16 runs plans of 9..16 k-steps (8 and fewer take KS = 8): the first 9 need no test (a test per k-step
+  // was 6% of conv2's instructions).
+  constexpr int kSure = KS > 8 ? 9 : 1;
   FUSED_CONV_UNROLL
   for (int ks = 0; ks < KS; ++ks) {
-    if (ks < p.ksteps) {
+    if (ks < kSure || ks < p.ksteps) {
       const int2 ko = s_kofs[ks * 4 + (lane & 3)];
       const uint32_t* b0 = row + ko.x;
       const uint32_t* b1 = row + ko.y;
@@ -551,23 +636,30 @@ __device__ __forceinline__ void reg_pool_epilogue(const StackedPlan& p, const Po
   for (int j = 0; j < NW; ++j) {
     const int col = col0 + 8 * j + 2 * (lane & 3);
     float v = nan_max(pm[j][0], pm[j][1]), w = nan_max(pm[j][2], pm[j][3]);
-    FUSED_CONV_UNROLL
-    for (int i = 0; i < (NM < 0 ? 3 : NM); ++i)
-      if (NM >= 0 || i < p.rp_nm) {
-        v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, p.rp_mask[i]));
-        w = nan_max(w, __shfl_xor_sync(0xffffffffu, w, p.rp_mask[i]));
-      }
-    if (NM < 0 ? p.rp_inlane != 0 : INL) v = w = nan_max(v, w);
-    FUSED_CONV_UNROLL
-    for (int i = 0; i < (NM < 0 ? 2 : NC); ++i)
-      if (NM >= 0 || i < p.rp_nc) {
-        v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, 1 << i));
-        w = nan_max(w, __shfl_xor_sync(0xffffffffu, w, 1 << i));
-      }
-    if (NM > 0)
-      pool_write_one(dst, col >> p.log2w, v, w);
-    else
-      pool_write(dst, col >> p.log2w, v, w);
+    if constexpr (NM == 1 && !INL && NC == 0) {
+      // One row combine across lanes: the two lanes write different rows (v and w), so each sends the partner the
+      // value the partner writes: one shuffle and one max instead of two each.
+      const float own = dst.one_is_w ? w : v, give = dst.one_is_w ? v : w;
+      pool_write_one(dst, col >> p.log2w, nan_max(own, __shfl_xor_sync(0xffffffffu, give, p.rp_mask[0])));
+    } else {
+      FUSED_CONV_UNROLL
+      for (int i = 0; i < (NM < 0 ? 3 : NM); ++i)
+        if (NM >= 0 || i < p.rp_nm) {
+          v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, p.rp_mask[i]));
+          w = nan_max(w, __shfl_xor_sync(0xffffffffu, w, p.rp_mask[i]));
+        }
+      if (NM < 0 ? p.rp_inlane != 0 : INL) v = w = nan_max(v, w);
+      FUSED_CONV_UNROLL
+      for (int i = 0; i < (NM < 0 ? 2 : NC); ++i)
+        if (NM >= 0 || i < p.rp_nc) {
+          v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, 1 << i));
+          w = nan_max(w, __shfl_xor_sync(0xffffffffu, w, 1 << i));
+        }
+      if (NM > 0)
+        pool_write_one(dst, col >> p.log2w, dst.one_is_w ? w : v);
+      else
+        pool_write(dst, col >> p.log2w, v, w);
+    }
   }
 }
 
@@ -601,6 +693,7 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<kMode, KS
   extern __shared__ __align__(16) unsigned char smem[];
   int2* s_kofs = reinterpret_cast<int2*>(smem + p.off_kofs);
   uint32_t* s_in = reinterpret_cast<uint32_t*>(smem + p.off_in);
+  unsigned char* s_raw = smem + p.off_raw;
   float* s_ct = reinterpret_cast<float*>(smem + p.off_ct);
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
@@ -612,18 +705,33 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<kMode, KS
   }
   for (int i = tid; i < p.ksteps * 4; i += kThreads) s_kofs[i] = stacked_kofs_entry(p, i >> 2, i & 3);
 
+  // Prefetch: the tile's bands were copied to s_raw while the previous tile computed (its global loads were the
+  // largest stall: 28% of conv1's samples waited on them); two barriers per tile: the first makes the raw bands
+  // visible and closes the previous tile's reads of s_in, the second closes this staging's reads of s_raw
+  // before the next tile's copy starts.
+  const bool prefetch = p.prefetch;
+  if (prefetch && blockIdx.x < p.tiles) stacked_prefetch(p, x, stacked_tile_coord(p, blockIdx.x), s_raw, tid, kThreads);
   int it = 0;
   for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x, ++it) {
     const TileCoord t = stacked_tile_coord(p, tile);
-    // Register pooling: two input buffers, one barrier per tile (a buffer is restaged only after every warp has
-    // passed the barrier that follows the next tile's staging, so after its last read). Otherwise one buffer,
-    // and the epilogue's barrier orders the next staging after this tile's reads.
-    uint32_t* in = s_in + (kRegPool && (it & 1) ? p.g * p.img_words : 0);
-    if (p.flat)
-      stacked_stage_flat<Word>(p, x, t, in, tid, kThreads);
-    else
-      stacked_stage<Word>(p, x, t, in, warp, Cfg::kWarps, lane);
-    __syncthreads();
+    // Without prefetch, register pooling: two input buffers, one barrier per tile (a buffer is restaged only after
+    // every warp has passed the barrier that follows the next tile's staging, so after its last read). Otherwise
+    // one buffer, and the epilogue's barrier orders the next staging after this tile's reads.
+    uint32_t* in = kRegPool && !prefetch && (it & 1) ? reinterpret_cast<uint32_t*>(s_raw) : s_in;
+    if (prefetch) {
+      dev::cp_async_wait<0>();
+      __syncthreads();
+      stacked_stage_raw<Word>(p, x, t, s_raw, in, tid, kThreads);
+      __syncthreads();
+      if (tile + static_cast<int>(gridDim.x) < p.tiles)
+        stacked_prefetch(p, x, stacked_tile_coord(p, tile + gridDim.x), s_raw, tid, kThreads);
+    } else {
+      if (p.flat)
+        stacked_stage_flat<Word>(p, x, t, in, tid, kThreads);
+      else
+        stacked_stage<Word>(p, x, t, in, warp, Cfg::kWarps, lane);
+      __syncthreads();
+    }
     for (int u = warp; u < p.units; u += Cfg::kWarps) {
       const StackedUnit su = stacked_unit(p, u, lane);
       PoolDst<TOut> dst;
@@ -681,9 +789,13 @@ cudaError_t launch_stacked_ks(const StackedPlan& p, const TIn* x, const uint4* w
 // WordF16, WordTf32); bias: [k] fp32 or nullptr; y: [n][k][ph][pw] TOut; accumulation is fp32. `p` comes from
 // make_stacked_plan with Cfg::kNW (plan once per shape: planning costs as much as a batch-1 launch).
 template <class Cfg, class Word, class TIn, class TOut>
-cudaError_t launch_fused_conv_stacked(const StackedPlan& p, const TIn* x, const void* packed_w, const float* bias,
+cudaError_t launch_fused_conv_stacked(const StackedPlan& plan, const TIn* x, const void* packed_w, const float* bias,
                                       TOut* y, cudaStream_t stream) {
-  if (p.nw != Cfg::kNW || p.ksteps > kStackedMaxKSteps || p.e != Word::kE) return cudaErrorInvalidValue;
+  if (plan.nw != Cfg::kNW || plan.ksteps > kStackedMaxKSteps || plan.e != Word::kE) return cudaErrorInvalidValue;
+  StackedPlan p = plan;
+  // The prefetch copies whole 16-byte chunks from the boundary before each band: x must start on one (a band's
+  // chunk then never reaches before it), and the raw buffer must have been sized for TIn.
+  if ((reinterpret_cast<uintptr_t>(x) & 15) != 0 || p.in_bytes < static_cast<int>(sizeof(TIn))) p.prefetch = 0;
   const uint4* w = static_cast<const uint4*>(packed_w);
   const int mode = !p.reg_pool ? 0 : p.rpu == 1 ? 1 : 2;
   if (p.ksteps <= 8)
@@ -704,7 +816,7 @@ cudaError_t launch_fused_conv_stacked(const ConvPoolShape& s, Variant v, const T
   StackedPlan p;
   std::string why;
   if (!supported(s, &why, d.smem_optin) ||
-      !make_stacked_plan(s, v, Cfg::kNW, Cfg::kTargetPixels, d.smem_optin, &p, &why))
+      !make_stacked_plan(s, v, Cfg::kNW, Cfg::kTargetPixels, d.smem_optin, &p, &why, sizeof(TIn)))
     return cudaErrorInvalidValue;
   return launch_fused_conv_stacked<Cfg, Word, TIn, TOut>(p, x, packed_w, bias, y, stream);
 }

@@ -222,8 +222,8 @@ TEST_CASE("cuda FusedConv: every stacked configuration matches the CPU in every 
       {{2, 1, 17, 19}, 12, 5, 2, 0, 0},    // no pool
       {{2, 2, 19, 23}, 2, 5, 0, 3, 2},     // overlapping pool: the shared-memory epilogue
   };
-  const char* configs[] = {"stk_w4_n5_px3200", "stk_w4_n4_px1024", "stk_w8_n5_px6400", "stk_w8_n4_px4096",
-                           "stk_w4_n4_px512",  "stk_w4_n2_px1024", "stk_w8_n2_px6400"};
+  const char* configs[] = {"stk_w4_n5_px3200", "stk_w5_n5_px3200", "stk_w4_n4_px1024", "stk_w8_n5_px6400",
+                           "stk_w8_n4_px4096", "stk_w4_n4_px512",  "stk_w4_n2_px1024", "stk_w8_n2_px6400"};
   for (Precision p : {Precision::bf16, Precision::fp16, Precision::tf32})
     for (const FusedCase& c : cases) {
       const std::string what = describe(c);

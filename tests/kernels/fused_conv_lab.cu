@@ -66,14 +66,31 @@
 //       w4_n4_px1024 0.868; conv2 w4_n4_px1024 0.427, w4_n4_px512 0.492, w4_n2 0.534, w8_n4 0.867, w4_n5 3.06.
 //       Batch 1: conv1 best w4_n2_px1024 0.0079 ms, conv2 w4_n4_px512 0.0122 ms. All stay candidates: the
 //       tuning cache keeps the winner per shape and batch.
-//   Where conv1 stands (ncu, 0.44 ms version): issue 50% active, tensor pipe 14%, 37% occupancy; per work unit
-//   and column group 364 instructions for 25 HMMA (MMA loop ~144, epilogue ~220). Next: fewer epilogue
-//   instructions (pack two outputs per store, 32-bit offsets), wgmma for conv2 (its M = 16 channels only fills
-//   wgmma's M = 64 with 4 stacked rows), conv1 + conv2 in one kernel (the 4x40x40 map stays on chip).
-// Next steps worth measuring (not done): register reuse of A fragments across ky (an output row's fragment for
-// tap row ky+1 is the next output row's for ky), which removes most A loads for stacked m-tiles; double-buffered
-// staging (the next tile's loads in flight during this tile's MMAs); ldmatrix on an explicit im2col tile;
-// wgmma (sm_90a) with A from registers; NT=3/6 instantiations (k=20 and k=48 now pad to 32 and 64 channels).
+//   Where conv1 stood (ncu, 0.44 ms version): issue 50% active, tensor pipe 14%, 37% occupancy; per work unit
+//   and column group 364 instructions for 25 HMMA (MMA loop ~144, epilogue ~220).
+//   Stall samples of the 0.40 / 0.43 ms kernels (ncu pc sampling, conv1 f32->bf16 w4_n5, conv2 w4_n4, batch
+//   10000): "wait" 31% / 31%, long scoreboard 31% / 20% (the staging's global loads: 28% of conv1's samples sat
+//   on the float -> bf16 pack after them), short scoreboard 12% / 17%, barrier 11% / 5%; issue 0.49 / 0.39 per
+//   scheduler at 31% / 25% occupancy. Per-line: the MMA loop 45% / 64% of instructions, conv1's epilogue 30%
+//   (a per-write select of the lane's row and bias 10%), conv2's k-step test 6% and k-offset load 9%.
+//     + prefetch: the next tile's bands by 16-byte cp.async into a raw buffer while this tile computes, then
+//       converted to operand words from shared memory (two barriers per tile); the lane's output row, bias and
+//       limit chosen once per unit; conv1's row combine as one shuffle (each lane sends the value its partner
+//       writes); conv2's first 9 k-steps without the test. Same call, old header against new (H200, 10000):
+//       conv1 f32->bf16 w4_n5 0.399 -> 0.318, bf16->bf16 0.378 -> 0.303, tf32 w8_n5 1.00 -> 0.62;
+//       conv2 w4_n4 0.425 -> 0.344 (0.379 with the prefetch alone), w8_n4 0.858 -> 0.510.
+//       Stalls after the prefetch: long scoreboard gone from the top; conv1 wait 35%, short scoreboard 15%,
+//       barrier 13% (10 units on 4 warps: 3, 3, 2, 2).
+//     + stk_w5_n5_px3200 (5 warps: 2 units each): conv1 f32->bf16 0.315, bf16 0.294; batch 1 0.0090 (w4_n5
+//       0.0114). stk_w5_n10_px3200 (one 80-column group per unit): 96 registers with 44 bytes of spills, 0.344:
+//       lab only.
+//   Batch 1 after the prefetch: conv1 w5_n5 0.0090 ms, conv2 w8_n4 0.0116 / w4_n4_px512 0.0118.
+// Next steps worth measuring (not done): register reuse of B fragments across conv rows in conv2 (an input row
+// pair feeds 4 conv rows of the pool window with the weights of different tap rows: 20 instead of 56 B loads,
+// but 128 weight registers); ldmatrix on shifted copies of the input rows (one instruction per two MMAs instead
+// of four LDS.32); conv1 + conv2 in one kernel (the 4x40x40 map stays on chip); wgmma for conv2 (its M = 16
+// channels only fills wgmma's M = 64 with 4 stacked rows); NT=3/6 instantiations (k=20 and k=48 now pad to 32
+// and 64 channels).
 // Known limit: the padded taps of odd kernels and the K padding multiply zero weights by real (finite) inputs;
 // an Inf or NaN in the input can therefore also reach the outputs right beside its receptive field.
 #include <cuda_runtime.h>
@@ -603,7 +620,7 @@ bool emulate_stacked_case(const Case& cs, Variant v, int nw, int target_pixels, 
             for (int lane = 0; lane < 32; ++lane) {  // one output per lane when rows combine across lanes
               const int pcol = (col0 + 8 * j + 2 * (lane & 3)) >> p.log2w;
               if (p.rp_nm > 0)
-                fc::pool_write_one(dst[lane], pcol, v[lane], w[lane]);
+                fc::pool_write_one(dst[lane], pcol, dst[lane].one_is_w ? w[lane] : v[lane]);
               else
                 fc::pool_write(dst[lane], pcol, v[lane], w[lane]);
             }
@@ -777,7 +794,13 @@ std::vector<Run> all_runs() {
       make_stacked_run<Variant::kMmaBf16, fc::StackedW4N4Small, bf16, bf16>("stk_bf16"),
       make_stacked_run<Variant::kMmaBf16, fc::StackedW4N2, bf16, bf16>("stk_bf16"),
       make_stacked_run<Variant::kMmaBf16, fc::StackedW4N5, bf16, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW5N5, bf16, bf16>("stk_bf16"),
       make_stacked_run<Variant::kMmaBf16, fc::StackedW8N5, float, float>("stk_bf16"),
+      // float32 pixels staged as bf16 words: conv1 in the engine's bf16 plan (its input Cast folded)
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW4N5, float, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW5N5, float, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW5N10, float, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, fc::StackedW8N5, float, bf16>("stk_bf16"),
       make_stacked_run<Variant::kMmaF16, fc::StackedW8N5, __half, __half>("stk_f16"),
       make_stacked_run<Variant::kMmaF16, fc::StackedW8N4, __half, __half>("stk_f16"),
       make_stacked_run<Variant::kTf32, fc::StackedW8N5, float, float>("stk_tf32"),
@@ -892,6 +915,19 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream) {
       std::vector<unsigned char> host(out_bytes);
       CUDA_CHECK(cudaMemcpy(host.data(), y.p, out_bytes, cudaMemcpyDeviceToHost));
       const std::vector<float> out = from_bytes(host, r.tout, out_count(s));
+      bool same_misaligned = true;
+      if (r.stacked) {  // the input one element past a 16-byte boundary: staged without the prefetch, same bits
+        const size_t in_bytes = in_count(s) * dt_size(r.tin);
+        DeviceBuf shifted(in_bytes + 16);
+        void* xs = static_cast<char*>(shifted.p) + dt_size(r.tin);
+        CUDA_CHECK(cudaMemcpy(xs, x_dev[r.tin]->p, in_bytes, cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaMemsetAsync(y.p, 0xFF, out_bytes, stream));
+        CUDA_CHECK(r.launch(s, xs, w_dev[wkey]->p, static_cast<const float*>(bias->p), y.p, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        std::vector<unsigned char> again(out_bytes);
+        CUDA_CHECK(cudaMemcpy(again.data(), y.p, out_bytes, cudaMemcpyDeviceToHost));
+        same_misaligned = again == host;
+      }
       auto key = std::make_pair(r.tin, r.v);
       if (!rounded_refs.count(key)) {
         std::vector<float> xq(d.x.size()), wq(d.w.size());
@@ -906,15 +942,16 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream) {
       const Tol t = tolerance(r);
       const bool mode_ok =
           !conditioned || (e.non_finite == 0 && e.rel_l2 <= t.rel_l2 && (t.max_rel < 0 || e.max_rel <= t.max_rel));
-      const bool ok = exact_ok && mode_ok;
+      const bool ok = exact_ok && mode_ok && same_misaligned;
       failures += !ok;
       char max_tol[16] = "-";
       if (t.max_rel >= 0) snprintf(max_tol, sizeof max_tol, "%.0e", t.max_rel);
       printf(
           "%s  %-8s %-16s %4s->%-4s %-34s n=%-5d rounded-operand rel_l2 %.2e | rel_l2 %.2e max_rel %.2e "
-          "unwritten %zu (tol %.0e / %s%s)\n",
+          "unwritten %zu (tol %.0e / %s%s)%s\n",
           ok ? "PASS" : "FAIL", r.variant, r.config, dt_name(r.tin), dt_name(r.tout), cs.name, s.n, eq.rel_l2, e.rel_l2,
-          e.max_rel, e.non_finite, t.rel_l2, max_tol, conditioned ? "" : "; K < 16: (a) only");
+          e.max_rel, e.non_finite, t.rel_l2, max_tol, conditioned ? "" : "; K < 16: (a) only",
+          same_misaligned ? "" : " MISALIGNED INPUT GAVE OTHER OUTPUTS");
     }
   }
   printf("validation: %s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
