@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 
+#include "engine/core/cpu_isa.h"
 #include "engine/core/error.h"
 
 namespace ie {
@@ -40,7 +41,9 @@ std::unique_ptr<StepTimer> Backend::make_step_timer() {
 std::string Backend::device_name() const { return cpu_model_name(); }
 
 std::vector<std::pair<std::string, std::string>> Backend::device_info() const {
-  return {{"cpu", cpu_model_name()}, {"hardware threads", std::to_string(std::thread::hardware_concurrency())}};
+  return {{"cpu", cpu_model_name()},
+          {"hardware threads", std::to_string(std::thread::hardware_concurrency())},
+          {"cpu kernels", cpu_isa_name(cpu_isa())}};
 }
 
 namespace {

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/core/cpu_isa.h"
 #include "engine/core/parallel.h"
 #include "layers/common/compute_type.h"
 #include "layers/common/cpu/direct_conv.h"
+#include "layers/common/cpu/direct_conv_avx512.h"
 #include "layers/common/gemm.h"
 #include "layers/common/im2col.h"
 #include "layers/common/pool_core.h"
@@ -111,10 +113,22 @@ bool to_direct_conv(const ConvSetup& s, cpu::DirectConvShape& d) {
   return cpu::direct_conv_fits(d);
 }
 
+using DirectConvRowsFn = void (*)(const cpu::DirectConvShape&, const float*, const float*, const float*, float*, float*,
+                                  int64_t, int64_t);
+
+/// The direct kernel of the instruction set in force (cpu_isa(), read on each run so tests can switch it).
+DirectConvRowsFn direct_conv_rows_fn() {
+#if IE_DIRECT_CONV_AVX512
+  if (cpu_isa() == CpuIsa::Avx512) return cpu::direct_conv_rows_avx512<>;
+#endif
+  return cpu::direct_conv_rows<>;
+}
+
 /// The whole batch through the direct kernel: threads over images, each with its own scratch; when there are
 /// fewer images than threads, each image's output rows are split into bands too (batch-1 latency).
 void direct_conv_forward(const cpu::DirectConvShape& d, int64_t batch, const float* packed, const float* x,
                          const float* bias, float* y) {
+  const DirectConvRowsFn rows = direct_conv_rows_fn();
   const cpu::DirectConvLayout layout = cpu::direct_conv_layout(d);
   const int64_t threads = std::max(1, cpu_threads()), out_h = d.out_h();
   const int64_t bands = batch >= threads ? 1 : std::min(out_h, (threads + batch - 1) / batch);
@@ -124,8 +138,8 @@ void direct_conv_forward(const cpu::DirectConvShape& d, int64_t batch, const flo
     std::vector<float> scratch(static_cast<size_t>(layout.scratch_floats));
     for (int64_t u = begin; u < end; ++u) {
       const int64_t n = u / bands, r0 = (u % bands) * rows_per_band;
-      cpu::direct_conv_rows(d, packed, bias, x + n * in_image, y + n * out_image, scratch.data(), r0,
-                            std::min(out_h, r0 + rows_per_band));
+      rows(d, packed, bias, x + n * in_image, y + n * out_image, scratch.data(), r0,
+           std::min(out_h, r0 + rows_per_band));
     }
   });
 }

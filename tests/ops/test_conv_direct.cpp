@@ -1,11 +1,14 @@
 // Conv and ie.FusedConv on the shapes the CPU direct convolution serves (layers/common/cpu/direct_conv.h): random
 // odd shapes against a plain float64 reference, batch 1 split over more threads than images, float16 and float64
 // tensors (float16 computed in float by the direct kernel, float64 by the im2col path), weights that are not
-// constant (packed on each run), NaN inputs, and shapes just outside what the direct kernel serves.
+// constant (packed on each run), NaN inputs, and shapes just outside what the direct kernel serves. Every case runs
+// on each instruction set this processor has (AVX2, and AVX-512 where present: engine/core/cpu_isa.h), and the
+// paths must agree bit for bit.
 #include <algorithm>
 #include <limits>
 #include <random>
 
+#include "engine/core/cpu_isa.h"
 #include "engine/core/parallel.h"
 #include "tests/ops/nn_test_util.h"
 #include "tests/unit/graph_builder.h"
@@ -64,6 +67,25 @@ std::vector<double> reference(const Case& k, const std::vector<double>& x, const
   return out;
 }
 
+// The instruction sets this processor runs the direct kernel with (the build's baseline first).
+std::vector<CpuIsa> isas() {
+  std::vector<CpuIsa> v{baseline_cpu_isa()};
+  if (best_cpu_isa() == CpuIsa::Avx512) v.push_back(CpuIsa::Avx512);
+  return v;
+}
+
+// Runs fn() once per instruction set, then restores the one in force.
+template <class Fn>
+void for_each_isa(Fn&& fn) {
+  const CpuIsa saved = cpu_isa();
+  for (CpuIsa isa : isas()) {
+    set_cpu_isa(isa);
+    INFO("cpu kernels ", cpu_isa_name(isa));
+    fn();
+  }
+  set_cpu_isa(saved);
+}
+
 // Runs the case as Conv (no activation, no pool) or ie.FusedConv in `dtype` and checks it against the reference.
 // Tolerance: fp32 sums of up to 16*7*7 products of values in [-1, 1): rtol 1e-4, atol 1e-4 (float16: the
 // inputs are rounded to float16 first, which the reference sees too; outputs are float16: rtol 2e-3, atol 2e-3).
@@ -95,13 +117,23 @@ void check_case(const Case& k, DType dtype = DType::Float32, uint32_t seed = 1) 
     in.push_back(tensor(dtype, {k.m}, b));
     names.push_back("b");
   }
-  auto y = run_node_cpu(make_node(fused ? "FusedConv" : "Conv", names, {"y"}, a, fused ? "ie" : ""), in, 17);
-  REQUIRE(y[0].shape().size() == 4);
-  const int64_t out_h = y[0].shape()[2], out_w = y[0].shape()[3];
-  const double tol = dtype == DType::Float16 ? 2e-3 : 1e-4;
   INFO("n ", k.n, " c ", k.c, " m ", k.m, " ", k.h, "x", k.w, " k ", k.kh, "x", k.kw, " pad ", k.pad, " pool ",
        k.pool_k, "/", k.pool_s, " pad ", k.pool_pad, " ceil ", k.ceil_mode, " relu ", k.relu, " bias ", k.bias);
-  check_close(y[0], {k.n, k.m, out_h, out_w}, reference(k, x, w, b, out_h, out_w), tol, tol);
+  const double tol = dtype == DType::Float16 ? 2e-3 : 1e-4;
+  Tensor first;
+  for_each_isa([&] {
+    auto y = run_node_cpu(make_node(fused ? "FusedConv" : "Conv", names, {"y"}, a, fused ? "ie" : ""), in, 17);
+    REQUIRE(y[0].shape().size() == 4);
+    const int64_t out_h = y[0].shape()[2], out_w = y[0].shape()[3];
+    check_close(y[0], {k.n, k.m, out_h, out_w}, reference(k, x, w, b, out_h, out_w), tol, tol);
+    if (first.empty()) {
+      first = y[0];
+      return;
+    }
+    // Same products summed in the same order with FMAs, exact max, bias and ReLU: the AVX2 and AVX-512 paths
+    // agree bit for bit (a plain C++ baseline rounds each product: only the tolerance applies).
+    if (baseline_cpu_isa() == CpuIsa::Avx2) CHECK(bitwise_equal(y[0], first));
+  });
 }
 
 }  // namespace
@@ -138,6 +170,33 @@ TEST_CASE("Conv/FusedConv direct path: random odd shapes") {
     if (k.pool_k > std::min(ch, cw)) k.pool_k = 0;
     check_case(k, DType::Float32, 100 + i);
   }
+}
+
+TEST_CASE("Conv/FusedConv direct path: widths off the 16-float vector, 1/3/16 in and 4/16/20 out channels") {
+  // Conv widths 1..15 past a multiple of 16 (AVX-512 tiles ending in a half vector or spare columns), one, two and
+  // two-and-a-half blocks of 8 output channels, pools 2/2 and 3/2 (padded, ceil mode) and none.
+  const int64_t widths[] = {9, 23, 41, 50, 86};
+  int i = 0;
+  for (int64_t c : {1, 3, 16})
+    for (int64_t m : {4, 16, 20})
+      for (int pool : {0, 2, 3}) {
+        Case k{};
+        k.n = 1 + i % 2, k.c = c, k.m = m, k.kw = 3 + (i * 2) % 5, k.kh = k.kw;
+        k.pad = i % 2 ? k.kw / 2 : 0, k.h = k.kh + 2 + i % 7, k.w = widths[i % 5];
+        k.bias = i % 4 != 1, k.relu = i % 3 != 0;
+        if (pool == 2) k.pool_k = 2, k.pool_s = 2;
+        if (pool == 3) k.pool_k = 3, k.pool_s = 2, k.pool_pad = 1, k.ceil_mode = true;
+        check_case(k, DType::Float32, 500 + i++);
+      }
+}
+
+TEST_CASE("cpu_isa: a choice is lowered to what the processor and build have") {
+  const CpuIsa saved = cpu_isa();
+  CHECK(set_cpu_isa(CpuIsa::Avx512) == best_cpu_isa());
+  CHECK(set_cpu_isa(CpuIsa::Avx2) == baseline_cpu_isa());
+  CHECK(set_cpu_isa(CpuIsa::Generic) == baseline_cpu_isa());
+  CHECK(cpu_isa() == baseline_cpu_isa());
+  set_cpu_isa(saved);
 }
 
 TEST_CASE("Conv/FusedConv direct path: batch 1 over more threads than images splits rows") {
@@ -179,36 +238,40 @@ TEST_CASE("Conv/FusedConv direct path: weights that are graph inputs are packed 
   g.input("x", {k.n, k.c, k.h, k.w}).input("w", {k.m, k.c, k.kh, k.kw}).input("b", {k.m});
   g.node("FusedConv", {"x", "w", "b"}, {"y"}, a, "fused").domain = "ie";
   g.output("y");
-  auto y = run_engine(
-      g.build(), {{"x", f32({k.n, k.c, k.h, k.w}, x)}, {"w", f32({k.m, k.c, k.kh, k.kw}, w)}, {"b", f32({k.m}, b)}});
-  const int64_t out_h = y[0].shape()[2], out_w = y[0].shape()[3];
-  check_close(y[0], {k.n, k.m, out_h, out_w}, reference(k, x, w, b, out_h, out_w), 1e-4, 1e-4);
+  for_each_isa([&] {
+    auto y = run_engine(
+        g.build(), {{"x", f32({k.n, k.c, k.h, k.w}, x)}, {"w", f32({k.m, k.c, k.kh, k.kw}, w)}, {"b", f32({k.m}, b)}});
+    const int64_t out_h = y[0].shape()[2], out_w = y[0].shape()[3];
+    check_close(y[0], {k.n, k.m, out_h, out_w}, reference(k, x, w, b, out_h, out_w), 1e-4, 1e-4);
+  });
 }
 
 TEST_CASE("Conv/FusedConv direct path: a NaN input reaches every output whose window sees it") {
-  for (int pool : {0, 2}) {
-    Case k{1, 2, 5, 12, 17, 3, 3, 1, true, true, pool, pool};
-    auto x = ramp(k.n * k.c * k.h * k.w, 9);
-    x[1 * k.h * k.w + 5 * k.w + 7] = std::nan("");  // channel 1, row 5, column 7
-    const auto w = ramp(k.m * k.c * k.kh * k.kw, 10), b = ramp(k.m, 11);
-    Attributes a;
-    a.set_ints("pads", {1, 1, 1, 1});
-    a.set_string("activation", "Relu");
-    if (pool) {
-      a.set_string("pool", "MaxPool");
-      a.set_ints("pool_kernel_shape", {2, 2});
-      a.set_ints("pool_strides", {2, 2});
+  for_each_isa([] {
+    for (int pool : {0, 2}) {
+      Case k{1, 2, 5, 12, 17, 3, 3, 1, true, true, pool, pool};
+      auto x = ramp(k.n * k.c * k.h * k.w, 9);
+      x[1 * k.h * k.w + 5 * k.w + 7] = std::nan("");  // channel 1, row 5, column 7
+      const auto w = ramp(k.m * k.c * k.kh * k.kw, 10), b = ramp(k.m, 11);
+      Attributes a;
+      a.set_ints("pads", {1, 1, 1, 1});
+      a.set_string("activation", "Relu");
+      if (pool) {
+        a.set_string("pool", "MaxPool");
+        a.set_ints("pool_kernel_shape", {2, 2});
+        a.set_ints("pool_strides", {2, 2});
+      }
+      auto y = run_node_cpu(make_node("FusedConv", {"x", "w", "b"}, {"y"}, a, "ie"),
+                            {f32({k.n, k.c, k.h, k.w}, x), f32({k.m, k.c, k.kh, k.kw}, w), f32({k.m}, b)}, 17);
+      const auto want = reference(k, x, w, b, y[0].shape()[2], y[0].shape()[3]);
+      int64_t nans = 0;
+      for (int64_t i = 0; i < y[0].numel(); ++i) {
+        const double got = value_at(y[0], i);
+        CHECK(std::isnan(got) == std::isnan(want[i]));
+        if (!std::isnan(want[i])) CHECK(std::fabs(got - want[i]) <= 1e-4 + 1e-4 * std::fabs(want[i]));
+        nans += std::isnan(want[i]) ? 1 : 0;
+      }
+      CHECK(nans == (pool ? 5 * 4 : 5 * 9));  // every output channel: the 3x3 conv outputs around it (2x2 pooled)
     }
-    auto y = run_node_cpu(make_node("FusedConv", {"x", "w", "b"}, {"y"}, a, "ie"),
-                          {f32({k.n, k.c, k.h, k.w}, x), f32({k.m, k.c, k.kh, k.kw}, w), f32({k.m}, b)}, 17);
-    const auto want = reference(k, x, w, b, y[0].shape()[2], y[0].shape()[3]);
-    int64_t nans = 0;
-    for (int64_t i = 0; i < y[0].numel(); ++i) {
-      const double got = value_at(y[0], i);
-      CHECK(std::isnan(got) == std::isnan(want[i]));
-      if (!std::isnan(want[i])) CHECK(std::fabs(got - want[i]) <= 1e-4 + 1e-4 * std::fabs(want[i]));
-      nans += std::isnan(want[i]) ? 1 : 0;
-    }
-    CHECK(nans == (pool ? 5 * 4 : 5 * 9));  // every output channel: the 3x3 conv outputs around it (2x2 pooled)
-  }
+  });
 }

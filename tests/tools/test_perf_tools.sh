@@ -80,6 +80,11 @@ json_check "$WORK/bench.json" "[r['batch'] for r in d['results']] == [1, 8] and 
 json_check "$WORK/bench.json" "all(r['compute_only']['p50_ms'] > 0 and r['throughput_samples_per_s'] > 0 for r in d['results'])"
 json_check "$WORK/bench.json" "all(r['end_to_end']['runs'] == 3 and r['compute_only']['runs'] == 3 for r in d['results'])"
 json_check "$WORK/bench.json" "d['git_revision'] != '' and 'cpu' in d['devices']"
+json_check "$WORK/bench.json" "d['devices']['cpu']['cpu kernels'] in ('avx512', 'avx2', 'generic')"
+# IE_CPU_ISA=avx2 forces the baseline kernels, and the report says so.
+expect 0 "bench with IE_CPU_ISA=avx2" env IE_CPU_ISA=avx2 "$BIN/bench" --config "$CONV" --paths cpu --batches 2 \
+  --warmup 1 --iterations 2 --json "$WORK/bench_avx2.json"
+json_check "$WORK/bench_avx2.json" "d['devices']['cpu']['cpu kernels'] in ('avx2', 'generic')"
 json_check "$WORK/bench.json" "all(r['streamed']['ms_per_batch'] > 0 and r['streamed']['in_flight'] == 1 and r['streamed']['devices'] == 1 for r in d['results'])"
 head -1 "$WORK/bench.csv" | grep -q "streamed_ms_per_batch,streamed_samples_per_s,in_flight,reason" ||
   fail "bench CSV lacks the streamed columns"

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/backend/backend.h"
+#include "engine/core/cpu_isa.h"
 #include "engine/io/file_util.h"
 
 namespace ie::cli {
@@ -64,8 +65,9 @@ std::string csv_field(const std::string& s) {
 
 std::string profile_table(const ProfileReport& r, const DevicePeaks& peaks, Precision precision) {
   std::ostringstream o;
-  o << "per-op profile: " << r.backend << " on " << r.device << ", precision " << precision_name(precision) << ", median of "
-    << r.iterations << " runs\n";
+  o << "per-op profile: " << r.backend << " on " << r.device;
+  if (r.backend == "cpu") o << " (" << cpu_isa_name(cpu_isa()) << " kernels)";
+  o << ", precision " << precision_name(precision) << ", median of " << r.iterations << " runs\n";
   o << std::fixed << std::setprecision(1) << "device peaks: copy " << peaks.copy_gbps << " GB/s, " << precision_name(precision)
     << " matrix " << std::setprecision(2) << peaks.tflops_for(precision) << " TFLOP/s"
     << (peaks.from_cache ? " (cached " + peaks.measured_at + ")" : " (measured now)") << "\n";

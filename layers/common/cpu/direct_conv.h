@@ -1,6 +1,7 @@
 // Direct fp32 convolution for few channels on the CPU, with bias, ReLU and max pooling fused, for one image (or a
 // band of its output rows) at a time. Depends only on the standard library and the AVX2/FMA intrinsics; other
-// targets get the same loops in plain C++.
+// targets get the same loops in plain C++. direct_conv_avx512.h has the same kernels 16 floats wide (chosen at run
+// time where the processor has AVX-512), over the same driver (rows_impl), layout and scratch, with the same bits.
 //
 // Shapes served: 2-D, group 1, stride 1, dilation 1, kernel width 3..7 and height 1..7, any zero padding,
 // 1..16 input and 1..64 output channels, optional max pool (any window, stride, pads below the window, ceil mode;
@@ -35,6 +36,8 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 #define IE_DIRECT_CONV_AVX2 1
+#else
+#define IE_DIRECT_CONV_AVX2 0
 #endif
 
 namespace ie::cpu {
@@ -284,14 +287,15 @@ inline void finish_row(const float* v, float bias, bool relu, float* out, int64_
 
 /// One output row of one channel from the vertical max `v` (`width` floats readable, a multiple of 16):
 /// horizontal window max (into `work`, which may be v), bias, ReLU.
+template <class K>
 inline void pool_row(const DirectConvShape& s, const float* v, float* work, int64_t width, float bias, float* out) {
   const int64_t cw = s.conv_w(), ow = s.out_w();
   if (!s.pool || (s.pool_w == 1 && s.pool_stride_w == 1 && s.pool_pad_left == 0))
-    return finish_row(v, bias, s.relu, out, ow);
+    return K::finish_row(v, bias, s.relu, out, ow);
   if (pairwise_pool(s)) {
-    pair_max(v, work, width);
-    if (s.pool_w == 4) pair_max(work, work, (width / 2 + 15) / 16 * 16);
-    return finish_row(work, bias, s.relu, out, ow);
+    K::pair_max(v, work, width);
+    if (s.pool_w == 4) K::pair_max(work, work, (width / 2 + 15) / 16 * 16);
+    return K::finish_row(work, bias, s.relu, out, ow);
   }
   for (int64_t px = 0; px < ow; ++px) {
     const int64_t x0 = px * s.pool_stride_w - s.pool_pad_left;
@@ -307,18 +311,24 @@ inline void pool_row(const DirectConvShape& s, const float* v, float* work, int6
   }
 }
 
-}  // namespace direct_conv_detail
+/// The build's baseline kernels (AVX2 or plain C++) as one type, for rows_impl.
+template <int NVMAX>
+struct BaseKernels {
+  static ConvRowFn conv_row(int64_t kernel_w) { return conv_row_for<NVMAX>(kernel_w); }
+  static void max_of(float* dst, const float* a, const float* b, int64_t n) {
+    direct_conv_detail::max_of(dst, a, b, n);
+  }
+  static void pair_max(const float* src, float* dst, int64_t n) { direct_conv_detail::pair_max(src, dst, n); }
+  static void finish_row(const float* v, float bias, bool relu, float* out, int64_t n) {
+    direct_conv_detail::finish_row(v, bias, relu, out, n);
+  }
+};
 
-/// Computes output rows [row_begin, row_end) of one image: x [C, in_h, in_w], y [M, out_h, out_w] (the whole
-/// image; only those rows are written), packed weights from direct_conv_pack, bias [M] or nullptr, and `scratch`
-/// of direct_conv_layout(s).scratch_floats floats (any alignment) owned by the calling thread.
-/// NVMAX (1..3) is the widest register tile in vectors of 8 columns; 2 is the fastest measured (see the lab: with
-/// 3, 16 ymm registers are too few for GCC, which reloads input vectors as FMA memory operands).
-template <int NVMAX = 2>
-void direct_conv_rows(const DirectConvShape& s, const float* packed, const float* bias, const float* x, float* y,
+/// The body of direct_conv_rows, over the kernels K supplies (conv rows, vertical and horizontal max, bias and
+/// ReLU): the baseline ones or the AVX-512 ones (direct_conv_avx512.h).
+template <class K>
+inline void rows_impl(const DirectConvShape& s, const float* packed, const float* bias, const float* x, float* y,
                       float* scratch, int64_t row_begin, int64_t row_end) {
-  using namespace direct_conv_detail;
-  static_assert(NVMAX >= 1 && NVMAX <= 3, "NVMAX is 1..3 (16 ymm registers)");
   if (row_begin >= row_end) return;
   const DirectConvLayout l = direct_conv_layout(s);
   const int64_t ch = s.conv_h(), cw8 = l.conv_w8, pw = l.padded_w;
@@ -352,7 +362,7 @@ void direct_conv_rows(const DirectConvShape& s, const float* packed, const float
     in = xp, in_row = pw, in_channel = band * pw;
   }
 
-  const ConvRowFn conv_row_fn = conv_row_for<NVMAX>(s.kernel_w);
+  const ConvRowFn conv_row_fn = K::conv_row(s.kernel_w);
   const int64_t packed_block = s.in_channels * s.kernel_h * s.kernel_w * kDirectConvBlockM;
   std::vector<int64_t> slot_row(static_cast<size_t>(l.ring_rows), -1);
   auto slot = [&](int64_t cy) { return ring + (cy % l.ring_rows) * l.m4 * cw8; };
@@ -377,13 +387,28 @@ void direct_conv_rows(const DirectConvShape& s, const float* packed, const float
       }
       const float* v = slot(rb) + m * cw8;  // one row: pooled straight from the ring
       if (re - rb > 1) {
-        max_of(vmax, v, slot(rb + 1) + m * cw8, cw8);
-        for (int64_t cy = rb + 2; cy < re; ++cy) max_of(vmax, vmax, slot(cy) + m * cw8, cw8);
+        K::max_of(vmax, v, slot(rb + 1) + m * cw8, cw8);
+        for (int64_t cy = rb + 2; cy < re; ++cy) K::max_of(vmax, vmax, slot(cy) + m * cw8, cw8);
         v = vmax;
       }
-      pool_row(s, v, vmax, vmax_w, bias ? bias[m] : 0.0f, out);
+      pool_row<K>(s, v, vmax, vmax_w, bias ? bias[m] : 0.0f, out);
     }
   }
+}
+
+}  // namespace direct_conv_detail
+
+/// Computes output rows [row_begin, row_end) of one image: x [C, in_h, in_w], y [M, out_h, out_w] (the whole
+/// image; only those rows are written), packed weights from direct_conv_pack, bias [M] or nullptr, and `scratch`
+/// of direct_conv_layout(s).scratch_floats floats (any alignment) owned by the calling thread.
+/// NVMAX (1..3) is the widest register tile in vectors of 8 columns; 2 is the fastest measured (see the lab: with
+/// 3, 16 ymm registers are too few for GCC, which reloads input vectors as FMA memory operands).
+template <int NVMAX = 2>
+void direct_conv_rows(const DirectConvShape& s, const float* packed, const float* bias, const float* x, float* y,
+                      float* scratch, int64_t row_begin, int64_t row_end) {
+  static_assert(NVMAX >= 1 && NVMAX <= 3, "NVMAX is 1..3 (16 ymm registers)");
+  direct_conv_detail::rows_impl<direct_conv_detail::BaseKernels<NVMAX>>(s, packed, bias, x, y, scratch, row_begin,
+                                                                        row_end);
 }
 
 }  // namespace ie::cpu
