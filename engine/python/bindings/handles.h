@@ -32,5 +32,7 @@ struct SessionHandle {
 void bind_engine(nanobind::module_& m);
 /// Adds Session and the profile classes (session_bindings.cpp).
 void bind_session(nanobind::module_& m);
+/// Adds Pipeline, PipelineStats and Engine.pipeline (pipeline_bindings.cpp); after bind_engine.
+void bind_pipeline(nanobind::module_& m);
 
 }  // namespace ie::python

@@ -20,6 +20,7 @@ NB_MODULE(_core, m) {
   ie::python::bind_errors(m);
   ie::python::bind_engine(m);
   ie::python::bind_session(m);
+  ie::python::bind_pipeline(m);
 
   m.def(
       "_view_address",

@@ -5,6 +5,7 @@
     engine.inputs                        # [TensorInfo(name='images', dtype='uint8', shape=('batch', 28, 28))]
     session = engine.session()           # one per thread; they share the weights
     probs = session.run({"images": images})["probs"]
+    outputs = engine.pipeline().run({"images": b} for b in batches)   # batches in flight, outputs in order
 
 Everything here is the C++ library (inferengine._core); errors are inferengine.Error subclasses whose `kind` and
 `exit_code` match the command-line tools'. inferengine.ray adds a callable class for Ray Data's map_batches.
@@ -16,6 +17,8 @@ from ._core import (
     Engine,
     Error,
     NonFiniteError,
+    Pipeline,
+    PipelineStats,
     ProfileReport,
     RegressionError,
     Session,
@@ -29,7 +32,8 @@ from ._core import (
 )
 
 __all__ = [
-    "BadInputError", "CheckFailedError", "DeviceError", "Engine", "Error", "NonFiniteError", "ProfileReport",
+    "BadInputError", "CheckFailedError", "DeviceError", "Engine", "Error", "NonFiniteError", "Pipeline",
+    "PipelineStats", "ProfileReport",
     "RegressionError", "Session", "StepProfile", "TensorInfo", "UsageError", "__version__", "backend_available",
     "read_tensor", "write_tensor",
 ]

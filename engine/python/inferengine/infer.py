@@ -4,9 +4,9 @@
         --input /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz \\
         --labels /usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz --output out/probs.npy --top-k 3
 
-Reads the input (IDX, .npy or raw), runs it in batches through one session, prints the same report as the C++
-tool (accuracy with --labels, MSE with --target) and writes the outputs and a top-k CSV. Exit codes are the
-tools': 1 a check failed, 2 usage, 3 bad input, 4 device, 6 NaN or Inf in an output.
+Reads the input (IDX, .npy or raw), runs it in batches through a Pipeline (batches in flight), prints the same
+report as the C++ tool (accuracy with --labels, MSE with --target) and writes the outputs and a top-k CSV. Exit
+codes are the tools': 1 a check failed, 2 usage, 3 bad input, 4 device, 6 NaN or Inf in an output.
 """
 import argparse
 import json
@@ -66,14 +66,16 @@ def load_engine(a, x):
 
 
 def run_batches(engine, x, batch_size):
-    """Outputs of every batch, joined along the first dimension, and the seconds the runs took."""
-    sessions = [engine.session(d) for d in range(engine.device_count)]
+    """Outputs of every batch, joined along the first dimension, and the seconds the runs took. The batches go
+    through a Pipeline (the next one uploads while the previous one computes; on several devices, dealt in turn);
+    planning, tuning and first-run costs are paid in prepare(), as setup, as in the C++ tool."""
     name = engine.inputs[0].name
     starts = range(0, len(x), batch_size)
-    for s in sessions:  # planning and first-run costs are setup, as in the C++ tool
-        s.run({name: x[:batch_size]})
+    pipe = engine.pipeline()
+    shapes = [x[:batch_size]] + ([x[starts[-1]:]] if len(x) % batch_size else [])
+    pipe.prepare([{name: s} for s in shapes])
     t0 = time.perf_counter()
-    parts = [sessions[i % len(sessions)].run({name: x[b:b + batch_size]}) for i, b in enumerate(starts)]
+    parts = pipe.run({name: x[b:b + batch_size]} for b in starts)
     seconds = time.perf_counter() - t0
     outputs = {o.name: np.concatenate([p[o.name] for p in parts]) for o in engine.outputs}
     return outputs, len(parts), seconds
