@@ -101,10 +101,6 @@ struct StackedW5N5 {  // conv1's half-image tile is 10 row blocks: 2 per warp (4
   static constexpr const char* kName = "stk_w5_n5_px3200";
   static constexpr int kWarps = 5, kNW = 5, kTargetPixels = 3200, kMinBlocks = 3;
 };
-struct StackedW5N10 {  // a whole 80-column row block per unit: one k-offset load per 10 MMAs
-  static constexpr const char* kName = "stk_w5_n10_px3200";
-  static constexpr int kWarps = 5, kNW = 10, kTargetPixels = 3200, kMinBlocks = 3;
-};
 
 constexpr int kStackedMaxK = 16;       // output channels: one M tile
 constexpr int kStackedMaxKSteps = 16;  // k-steps whose A fragments stay in registers (64 registers)

@@ -82,8 +82,11 @@
 //       Stalls after the prefetch: long scoreboard gone from the top; conv1 wait 35%, short scoreboard 15%,
 //       barrier 13% (10 units on 4 warps: 3, 3, 2, 2).
 //     + stk_w5_n5_px3200 (5 warps: 2 units each): conv1 f32->bf16 0.315, bf16 0.294; batch 1 0.0090 (w4_n5
-//       0.0114). stk_w5_n10_px3200 (one 80-column group per unit): 96 registers with 44 bytes of spills, 0.344:
-//       lab only.
+//       0.0114). Tried, lab only (lab_cfg below): stk_w5_n10_px3200 (one 80-column group per unit): 96
+//       registers with 44 bytes of spills, 0.344; more CTAs per SM by a register cap (one call, 10000):
+//       conv1 w5_n5 at 81 registers (72, 108 bytes of spill loads) 0.365 against 0.314; conv2 w4_n4 at 102
+//       (96, 1176 bytes) 0.523 and w4_n2 at 102 (96, 160 bytes) 0.459 against 0.343. Occupancy is not the lever
+//       while the weights stay in registers.
 //   Batch 1 after the prefetch: conv1 w5_n5 0.0090 ms, conv2 w8_n4 0.0116 / w4_n4_px512 0.0118.
 // Next steps worth measuring (not done): register reuse of B fragments across conv rows in conv2 (an input row
 // pair feeds 4 conv rows of the pool window with the weights of different tap rows: 20 instead of 56 B loads,
@@ -113,6 +116,26 @@
 namespace fc = ie::fused_conv;
 using fc::ConvPoolShape;
 using fc::Variant;
+
+// Stacked tile configurations tried here and not shipped (figures in the header above).
+namespace lab_cfg {
+struct StackedW5N10 {  // a whole 80-column row block per unit: one k-offset load per 10 MMAs
+  static constexpr const char* kName = "stk_w5_n10_px3200";
+  static constexpr int kWarps = 5, kNW = 10, kTargetPixels = 3200, kMinBlocks = 3;
+};
+struct StackedW5N5Occ {  // one more CTA per SM (81 registers at most)
+  static constexpr const char* kName = "stk_w5_n5_px3200_occ";
+  static constexpr int kWarps = 5, kNW = 5, kTargetPixels = 3200, kMinBlocks = 4;
+};
+struct StackedW4N4Occ {  // conv2 with 5 CTAs per SM (102 registers at most, 64 of them weights)
+  static constexpr const char* kName = "stk_w4_n4_px1024_occ";
+  static constexpr int kWarps = 4, kNW = 4, kTargetPixels = 1024, kMinBlocks = 5;
+};
+struct StackedW4N2Occ {  // conv2, 8 fewer accumulators, 5 CTAs per SM
+  static constexpr const char* kName = "stk_w4_n2_px1024_occ";
+  static constexpr int kWarps = 4, kNW = 2, kTargetPixels = 1024, kMinBlocks = 5;
+};
+}  // namespace lab_cfg
 
 // ---- shapes, data, reference -------------------------------------------------------------------------------
 
@@ -799,7 +822,10 @@ std::vector<Run> all_runs() {
       // float32 pixels staged as bf16 words: conv1 in the engine's bf16 plan (its input Cast folded)
       make_stacked_run<Variant::kMmaBf16, fc::StackedW4N5, float, bf16>("stk_bf16"),
       make_stacked_run<Variant::kMmaBf16, fc::StackedW5N5, float, bf16>("stk_bf16"),
-      make_stacked_run<Variant::kMmaBf16, fc::StackedW5N10, float, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, lab_cfg::StackedW5N10, float, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, lab_cfg::StackedW5N5Occ, float, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, lab_cfg::StackedW4N4Occ, bf16, bf16>("stk_bf16"),
+      make_stacked_run<Variant::kMmaBf16, lab_cfg::StackedW4N2Occ, bf16, bf16>("stk_bf16"),
       make_stacked_run<Variant::kMmaBf16, fc::StackedW8N5, float, bf16>("stk_bf16"),
       make_stacked_run<Variant::kMmaF16, fc::StackedW8N5, __half, __half>("stk_f16"),
       make_stacked_run<Variant::kMmaF16, fc::StackedW8N4, __half, __half>("stk_f16"),
