@@ -1,8 +1,11 @@
-// ie.SampleResident on the fused "cuda" kernel set: the chain's program compiled once per engine at plan time
-// (weights in W^T blocks of the compute type, biases and tables as floats, the program itself: all uploaded as
-// prepared constants), then one launch of the persistent kernel per run. Declines, and the parts run one by one,
-// when a part does not fit the kernel, when the tile does not fit in shared memory, or above the batch where the
-// per-step kernels are measured faster (see kMaxBatch).
+// ie.SampleResident on the fused "cuda" kernel set. A chain of the pre-LN transformer autoencoder's form (the SSA
+// at any size the row-tile kernel is compiled for) runs on the row-tile kernel (row_tile.cuh: samples in
+// registers, faster than the per-step kernels at every batch); any other chain is compiled into the program of the
+// interpreting kernel (sample_resident.cuh). Either way the layout is made once per engine at plan time and
+// uploaded as prepared constants, then one launch per run. Declines, and the parts run one by one, when a part
+// does not fit the interpreter, when the tile does not fit in shared memory, or, for the interpreter, outside the
+// batches where it is measured faster than the per-step kernels (see kMaxBatch). IE_SAMPLE_RESIDENT=interp runs
+// the interpreter where the row-tile kernel would, =always the interpreter at every batch (tests, comparisons).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +16,8 @@
 #include "engine/registry/op_def.h"
 #include "layers/common/cuda_util.cuh"
 #include "layers/common/launch_limits.cuh"
+#include "layers/sample_resident/row_tile.cuh"
+#include "layers/sample_resident/row_tile_builder.h"
 #include "layers/sample_resident/sample_resident.cuh"
 #include "layers/sample_resident/sample_resident_chain.h"
 
@@ -23,19 +28,85 @@ namespace {
 // in one run; tools/results/h200/sample_resident/): below one tile of 16 samples the per-step chain's latency is
 // lower (0.080 against 0.098 ms at batch 1); above 16384 the per-step kernels, each at the copy bandwidth, are as
 // fast as the kernel's tiles, which are bound by their epilogues' instructions (after GELU's cheaper reciprocal:
-// 0.667 against 0.706 ms at 16384, 2.601 against 2.596 at 65536). IE_SAMPLE_RESIDENT=always runs the chain at
-// every batch (tests, comparisons).
+// 0.667 against 0.706 ms at 16384, 2.601 against 2.596 at 65536).
 constexpr int64_t kMinBatch = 16, kMaxBatch = 16384;
 
-bool always() {
+bool env_is(const char* value) {
   const char* env = std::getenv("IE_SAMPLE_RESIDENT");
-  return env && std::string(env) == "always";
+  return env && std::string(env) == value;
 }
+bool always() { return env_is("always"); }
 
 Tensor bytes_tensor(const void* data, size_t bytes) {
   Tensor t(DType::UInt8, {static_cast<int64_t>(bytes)});
   std::memcpy(t.data(), data, bytes);
   return t;
+}
+
+// The row-tile kernel's CTA shapes: warps x MMA tiles per warp, and the time of one wave of tiles (every SM one
+// CTA) relative to the first's (lab, H200, SSA bf16: 33, 43 and 59 us). More samples per CTA take longer per wave
+// but need fewer waves; the shape with the fewest waves x cost wins (at 512 samples 12 x 1, at 4096 16 x 1, at
+// 65536 8 x 2: 0.042, 0.092 and 1.24 ms in the lab).
+struct RowTileShape {
+  int warps, mt;
+  double wave_cost;
+};
+constexpr RowTileShape kRowTileShapes[] = {{12, 1, 1.0}, {16, 1, 1.31}, {8, 2, 1.79}};
+
+template <class T>
+void (*row_tile_kernel(int warps, int mt))(sr::rt::Args) {
+  if (mt == 2) return sr::rt::row_tile_kernel<T, 64, 16, 2, 256>;
+  return warps <= 12 ? sr::rt::row_tile_kernel<T, 64, 16, 1, 384> : sr::rt::row_tile_kernel<T, 64, 16, 1, 512>;
+}
+
+// The chain on the row-tile kernel, or nullptr (and *why) when it is not of that form.
+std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpec& spec, int64_t batch,
+                                      const dev::DeviceLimits& limits, std::string* why) {
+  sr::RtBuilt built;
+  double best = 0;
+  for (const RowTileShape& shape : kRowTileShapes) {
+    sr::RtBudget budget;
+    budget.smem_bytes = limits.smem_optin;
+    budget.warps = shape.warps, budget.mt = shape.mt;
+    sr::RtBuilt b;
+    if (!sr::build_row_tile(spec, budget, &b, why)) continue;
+    const int64_t tiles = (batch + b.model.tile - 1) / b.model.tile;
+    const double cost = static_cast<double>((tiles + limits.sms - 1) / limits.sms) * shape.wave_cost;
+    if (best == 0 || cost < best) best = cost, built = std::move(b);
+  }
+  if (best == 0) return nullptr;
+  if (static_cast<int>(init.outputs.size()) != 2) {
+    *why = "the chain's outputs do not match the node's";
+    return nullptr;
+  }
+  const auto* weights = static_cast<const unsigned char*>(
+      init.prepared("row_tile_weights", [&] { return bytes_tensor(built.weights.data(), built.weights.size()); }));
+  const auto* floats = static_cast<const float*>(init.prepared(
+      "row_tile_floats", [&] { return bytes_tensor(built.floats.data(), built.floats.size() * sizeof(float)); }));
+  const sr::RtModel model = built.model;
+  const DType compute = spec.compute == sr::Elem::F16 ? DType::Float16 : DType::BFloat16;
+  std::unique_ptr<Kernel> kernel;
+  cuda::dispatch_device<__half, __nv_bfloat16>(compute, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto* fn = row_tile_kernel<T>(model.warps, model.mt);
+    int per_sm = 0;
+    if (dev::resident_blocks(fn, model.warps * 32, model.smem_bytes, limits.smem_optin, &per_sm) != cudaSuccess ||
+        per_sm < 1)
+      return;
+    const int64_t tiles = (batch + model.tile - 1) / model.tile;
+    const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, static_cast<int64_t>(per_sm) * limits.sms));
+    kernel = make_kernel([=](KernelContext& ctx) {
+      sr::rt::Args a;
+      a.m = model, a.weights = weights, a.floats = floats, a.batch = batch;
+      a.x = ctx.inputs[0].data;
+      a.recon = ctx.outputs[model.recon_output].data;
+      a.latent = ctx.outputs[model.latent_output].data;
+      fn<<<grid, model.warps * 32, model.smem_bytes, cuda::stream_of(ctx)>>>(a);
+      IE_CUDA_CHECK(cudaGetLastError());
+    });
+  });
+  if (!kernel) *why = "the row-tile kernel's CTA does not fit on an SM";
+  return kernel;
 }
 
 std::unique_ptr<Kernel> make_sample_resident(const KernelInit& init) {
@@ -49,11 +120,15 @@ std::unique_ptr<Kernel> make_sample_resident(const KernelInit& init) {
     return init.decline(e.what());
   }
   const int64_t batch = init.inputs[0].shape[0];
-  if (!always() && (batch < kMinBatch || batch > kMaxBatch))
-    return init.decline("batch ", batch, ": the per-step kernels are faster outside ", kMinBatch, " to ", kMaxBatch,
-                        " samples (IE_SAMPLE_RESIDENT=always runs the chain anyway)");
   dev::DeviceLimits limits;
   if (dev::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
+  std::string why_row_tile = "IE_SAMPLE_RESIDENT chooses the interpreter";
+  if (!env_is("interp") && !always())
+    if (auto k = make_row_tile(init, spec, batch, limits, &why_row_tile)) return k;
+  if (!always() && (batch < kMinBatch || batch > kMaxBatch))
+    return init.decline("batch ", batch, ": the per-step kernels are faster outside ", kMinBatch, " to ", kMaxBatch,
+                        " samples for a chain the interpreting kernel runs (IE_SAMPLE_RESIDENT=always runs it anyway; ",
+                        why_row_tile, ")");
   sr::Budget budget;
   budget.smem_bytes = limits.smem_optin;
   budget.max_warps = sr::kMaxThreads / 32;

@@ -2,11 +2,14 @@
 // the engine's own builder, checks the kernel against a float reference of the same chain on odd batches and
 // shapes, in bf16 and fp16, then times it at the SSA's shape against the Tensor Core floor.
 //
-//   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I. \
-//     tests/kernels/sample_resident_lab.cu layers/sample_resident/sample_resident_builder.cpp -o sample_resident_lab
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I. tests/kernels/sample_resident_lab.cu \
+//     layers/sample_resident/sample_resident_builder.cpp layers/sample_resident/row_tile_builder.cpp -o
+//     sample_resident_lab
 //   ./sample_resident_lab            # checks, then timings at batch 32 .. 65536 (--check-only: checks; time: timings;
-//                                    # plan: the SSA's program, no device needed; one: one launch for ncu)
-// lab-sources: layers/sample_resident/sample_resident_builder.cpp
+//                                    # plan: the SSA's program, no device needed; one: one launch for ncu;
+//                                    # rt: the row-tile kernel's checks and timings beside the interpreter's;
+//                                    # rtone [CFG]: one row-tile launch at 65536 for ncu, CFG = warps x 10 + tiles)
+// lab-sources: layers/sample_resident/sample_resident_builder.cpp layers/sample_resident/row_tile_builder.cpp
 //
 // Variants and figures (H200, SSA shape, bf16, median of 50 launches over 3 rotated inputs; batch 65536, and
 // batch 32 = one tile's latency). Floors at 65536: 100 GFLOP at ~760 TFLOP/s = 0.13 ms; 0.18 GB at ~4.2 TB/s.
@@ -26,7 +29,8 @@
 //      busy in the N = 64 products): more A loads and the runtime-groups path           3.19      (0.109) dropped
 //   8. GELU's reciprocal by rcp.approx alone (layers/common/activation_device.cuh), not __frcp_rn's Newton step
 //      and slow-path branch; A/B in one call, the old header against the new, two rounds each:
-//                                                        2.81 -> 2.60 ms (0.0975 -> 0.0895 at 32; 4096: 0.186 -> 0.171) kept
+//                                                        2.81 -> 2.60 ms (0.0975 -> 0.0895 at 32; 4096: 0.186 -> 0.171)
+//                                                        kept
 //      Per source line after it (65536 launch profile, 19,624 SASS instructions): the swizzle 7.3% of the executed
 //      instructions, GELU's exponential 6.5%, line_address 5.4%, the MMAs 2.8%, LayerNorm's shuffles 4.2%.
 //   9. tried: the LayerNorm after a Linear in that Linear's epilogue (7 of the SSA's 8 LayerNorms; a 16 x 64 unit
@@ -45,6 +49,24 @@
 // Engine, same call (bench, SSA bf16, ms): batch 1 0.096 (per step 0.080), 32 0.097 (0.106), 512 0.098 (0.114),
 // 2048 0.099 (0.168), 4096 0.187 (0.238), 8192 0.374 (0.406), 16384 0.743 (0.730), 65536 2.90 (2.68): hence the
 // planner's batch range 16 .. 8192 (layers/sample_resident/sample_resident_cuda.cu).
+//
+// The row-tile kernel (layers/sample_resident/row_tile.cuh: samples in registers, a warp per 16 or 32 rows), the
+// same chain, same calls (ms at batch 32 / 512 / 4096 / 65536; the interpreter 0.090 / 0.091 / 0.171 / 2.61):
+//   R1. one sample per 16-row MMA tile (10 of 16 rows used), GELU by gelu_erf, bias added after the products
+//       16 warps x 1 tile: 0.053 / 0.053 / 0.098 / 1.455; 8 x 2: 0.066 / 0.066 / 0.126 / 1.925; 4 x 2: 0.061 / 3.42
+//       ncu (16 x 1, 65536): 11,000 instructions per sample, IPC 2.16 of 4, GELU 33% of the instructions
+//   R2. GELU as x sigmoid(odd quintic) (dev::gelu_fast, error <= 2.6e-5), bias as the accumulator's start,
+//       softmax by ex2.approx and rcp.approx
+//       16 x 1: 0.049 / 0.050 / 0.092 / 1.340; 12 x 1: 0.041 / 0.042 / 0.107 / 1.392; 8 x 2: 1.579
+//   R3. samples packed one after another into a warp's rows (S = 10: 3 samples in 2 tiles, 30 of 32 rows;
+//       attention over both tiles' keys with a per-row sample mask) kept
+//       8 x 2: 0.065 / 0.067 / 0.123 / 1.240 (fp16 1.249); 16 x 1 and 12 x 1 unchanged (one sample per tile)
+//       ncu 65536: 8 x 2 6,000 instructions per sample (16 x 1: 9,100), stall samples: fixed-latency waits 21%,
+//       no instruction (its code is twice 16 x 1's) 18%, long scoreboard (spills at 255 registers) 13%,
+//       short scoreboard 10%, issuing 17%; 16 x 1: barrier 7%, MIO throttle 10%, waits 18%
+//   The engine picks the CTA shape with the fewest waves of tiles x their relative cost (12 x 1: 1, 16 x 1: 1.31,
+//   8 x 2: 1.79; sample_resident_cuda.cu). Floor as above (0.13 ms); the kernel is bound by its instructions'
+//   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -58,6 +80,8 @@
 #include <string>
 #include <vector>
 
+#include "layers/sample_resident/row_tile.cuh"
+#include "layers/sample_resident/row_tile_builder.h"
 #include "layers/sample_resident/sample_resident.cuh"
 #include "layers/sample_resident/sample_resident_builder.h"
 #include "tests/kernels/ssa_chain.h"
@@ -221,7 +245,50 @@ struct Runner {
     const int grid = static_cast<int>(std::min<int64_t>(tiles, grid_cap));
     sample_resident_kernel<T><<<grid, built.program.warps * 32, built.program.smem_bytes, s>>>(a);
   }
+  int warps() const { return built.program.warps; }
+  int tile() const { return built.program.tile; }
+  int smem() const { return built.program.smem_bytes; }
+  const char* name() const { return "interp"; }
   ~Runner() { cudaFree(d_prog), cudaFree(d_w), cudaFree(d_f); }
+};
+
+// The row-tile kernel (layers/sample_resident/row_tile.cuh) on the same chain.
+struct RtRunner {
+  RtBuilt built;
+  unsigned char* d_w = nullptr;
+  float* d_f = nullptr;
+  int grid_cap = 0;
+  template <class T>
+  static void (*kernel(int mt, int warps))(rt::Args) {
+    if (mt == 2) return warps <= 8 ? rt::row_tile_kernel<T, 64, 16, 2, 256> : rt::row_tile_kernel<T, 64, 16, 2, 384>;
+    return warps <= 12 ? rt::row_tile_kernel<T, 64, 16, 1, 384> : rt::row_tile_kernel<T, 64, 16, 1, 512>;
+  }
+  template <class T>
+  void setup(const Device& dev) {
+    CK(cudaMalloc(&d_w, built.weights.size()));
+    CK(cudaMemcpy(d_w, built.weights.data(), built.weights.size(), cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&d_f, built.floats.size() * 4));
+    CK(cudaMemcpy(d_f, built.floats.data(), built.floats.size() * 4, cudaMemcpyHostToDevice));
+    auto k = kernel<T>(built.model.mt, built.model.warps);
+    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, dev.smem_optin));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, built.model.warps * 32, built.model.smem_bytes));
+    grid_cap = std::max(1, per_sm) * dev.sms;
+  }
+  template <class T>
+  void launch(const float* x, float* recon, float* latent, int64_t batch, cudaStream_t s = 0) {
+    rt::Args a;
+    a.m = built.model, a.weights = d_w, a.floats = d_f, a.x = x, a.recon = recon, a.latent = latent;
+    a.batch = batch;
+    const int64_t tiles = (batch + built.model.tile - 1) / built.model.tile;
+    const int grid = static_cast<int>(std::min<int64_t>(tiles, grid_cap));
+    kernel<T>(built.model.mt, built.model.warps)<<<grid, built.model.warps * 32, built.model.smem_bytes, s>>>(a);
+  }
+  int warps() const { return built.model.warps * 10 + built.model.mt; }
+  int tile() const { return built.model.tile; }
+  int smem() const { return built.model.smem_bytes; }
+  const char* name() const { return "rowtile"; }
+  ~RtRunner() { cudaFree(d_w), cudaFree(d_f); }
 };
 
 static double max_err(const std::vector<float>& got, const std::vector<float>& want, double* worst_ref) {
@@ -244,12 +311,24 @@ static bool build_for(const Device& dev, const ChainSpec& spec, int max_warps, B
   return false;
 }
 
-template <class T>
+// The row-tile kernel; config = warps x 10 + MMA tiles per warp (82: 8 warps of 2 tiles, 161: 16 warps of 1).
+static bool build_for(const Device& dev, const ChainSpec& spec, int config, RtBuilt* built, const Shape& s) {
+  std::string why;
+  RtBudget budget;
+  budget.smem_bytes = dev.smem_optin;
+  budget.warps = config / 10;
+  budget.mt = config % 10;
+  if (build_row_tile(spec, budget, built, &why)) return true;
+  std::printf("  rowtile shape seq %d width %d: declined: %s\n", s.seq, s.width, why.c_str());
+  return false;
+}
+
+template <class T, class R = Runner>
 static bool check(const Device& dev, const Shape& s, Elem e, int64_t batch, int max_warps, std::mt19937& rng) {
   ChainSpec spec = ssa_chain(s, e, rng, to_bits);
-  Runner run;
+  R run;
   if (!build_for(dev, spec, max_warps, &run.built, s)) return true;
-  run.setup<T>(dev);
+  run.template setup<T>(dev);
   const int per_in = s.seq * s.slice, per_r = s.seq * s.slice, per_z = s.latent;
   std::vector<float> x(batch * per_in);
   std::normal_distribution<float> nd(0.f, 1.f);
@@ -261,14 +340,14 @@ static bool check(const Device& dev, const Shape& s, Elem e, int64_t batch, int 
   CK(cudaMemcpy(dx, x.data(), x.size() * 4, cudaMemcpyHostToDevice));
   CK(cudaMemset(dr, 0xff, batch * per_r * 4 + 64));  // NaN: unwritten outputs show
   CK(cudaMemset(dz, 0xff, batch * per_z * 4 + 64));
-  run.launch<T>(dx, dr, dz, batch);
+  run.template launch<T>(dx, dr, dz, batch);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
   std::vector<float> r(batch * per_r + 16), z(batch * per_z + 16), rr(batch * per_r), rz(batch * per_z);
   CK(cudaMemcpy(r.data(), dr, r.size() * 4, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(z.data(), dz, z.size() * 4, cudaMemcpyDeviceToHost));
   // Run again: the same bits (split K adds its slices in a fixed order, no atomics).
-  run.launch<T>(dx, dr, dz, batch);
+  run.template launch<T>(dx, dr, dz, batch);
   CK(cudaDeviceSynchronize());
   std::vector<float> r2(r.size()), z2(z.size());
   CK(cudaMemcpy(r2.data(), dr, r2.size() * 4, cudaMemcpyDeviceToHost));
@@ -284,11 +363,11 @@ static bool check(const Device& dev, const Shape& s, Elem e, int64_t batch, int 
   const double tol = e == Elem::BF16 ? 5e-2 : 1e-2;  // relative to 1 + |ref|, through 2 blocks
   const bool ok = er <= tol && ez <= tol && past_ok && same;
   std::printf(
-      "  %-4s seq %2d slice %2d width %3d heads %d hidden %3d latent %2d batch %6lld warps %2d tile %d "
+      "  %-7s %-4s seq %2d slice %2d width %3d heads %d hidden %3d latent %2d batch %6lld cfg %3d tile %3d "
       "smem %3d KiB: recon err %.2e latent err %.2e (tol %.0e)%s %s\n",
-      e == Elem::BF16 ? "bf16" : "fp16", s.seq, s.slice, s.width, s.heads, s.hidden, s.latent,
-      static_cast<long long>(batch), run.built.program.warps, run.built.program.tile,
-      run.built.program.smem_bytes / 1024, er, ez, tol, past_ok ? "" : " WROTE PAST THE BATCH",
+      run.name(), e == Elem::BF16 ? "bf16" : "fp16", s.seq, s.slice, s.width, s.heads, s.hidden, s.latent,
+      static_cast<long long>(batch), run.warps(), run.tile(), run.smem() / 1024, er, ez, tol,
+      past_ok ? "" : " WROTE PAST THE BATCH",
       ok     ? "ok"
       : same ? "FAIL"
              : "FAIL (not the same bits twice)");
@@ -305,14 +384,17 @@ static void drop_kind(Program& p, int drop) {
   p.count = n;
 }
 
-template <class T>
+static void drop_stages(Runner& r, int drop) { drop_kind(r.built.program, drop); }
+static void drop_stages(RtRunner&, int) {}
+
+template <class T, class R = Runner>
 static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std::mt19937& rng, int drop = -1) {
   Shape s;
   ChainSpec spec = ssa_chain(s, e, rng, to_bits);
-  Runner run;
+  R run;
   if (!build_for(dev, spec, max_warps, &run.built, s)) return;
-  drop_kind(run.built.program, drop);
-  run.setup<T>(dev);
+  drop_stages(run, drop);
+  run.template setup<T>(dev);
   const int per_in = s.seq * s.slice;
   constexpr int kSets = 3;
   float *dx[kSets], *dr, *dz;
@@ -328,11 +410,11 @@ static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std
   cudaEvent_t t0, t1;
   CK(cudaEventCreate(&t0));
   CK(cudaEventCreate(&t1));
-  for (int i = 0; i < 20; ++i) run.launch<T>(dx[i % kSets], dr, dz, batch);
+  for (int i = 0; i < 20; ++i) run.template launch<T>(dx[i % kSets], dr, dz, batch);
   std::vector<float> ms;
   for (int i = 0; i < 50; ++i) {
     CK(cudaEventRecord(t0));
-    run.launch<T>(dx[i % kSets], dr, dz, batch);
+    run.template launch<T>(dx[i % kSets], dr, dz, batch);
     CK(cudaEventRecord(t1));
     CK(cudaEventSynchronize(t1));
     float m = 0;
@@ -346,10 +428,10 @@ static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std
   const char* kinds[] = {"Load", "Store", "Linear", "LayerNorm", "Attention"};
   if (drop >= 0) std::printf("  without %-9s", kinds[drop]);
   std::printf(
-      "  %s batch %6lld warps %2d smem %3d KiB grid %4d: %8.4f ms  %7.1f TFLOP/s (%4.1f%% of %.0f)  %6.0f GB/s\n",
-      e == Elem::BF16 ? "bf16" : "fp16", static_cast<long long>(batch), run.built.program.warps,
-      run.built.program.smem_bytes / 1024, run.grid_cap, med, flop / med / 1e9,
-      100.0 * flop / med / 1e9 / dev.peak_tflops, dev.peak_tflops, bytes / med / 1e6);
+      "  %-7s %s batch %6lld cfg %3d smem %3d KiB grid %4d: %8.4f ms  %7.1f TFLOP/s (%4.1f%% of %.0f)  %6.0f GB/s\n",
+      run.name(), e == Elem::BF16 ? "bf16" : "fp16", static_cast<long long>(batch), run.warps(), run.smem() / 1024,
+      run.grid_cap, med, flop / med / 1e9, 100.0 * flop / med / 1e9 / dev.peak_tflops, dev.peak_tflops,
+      bytes / med / 1e6);
   for (int i = 0; i < kSets; ++i) cudaFree(dx[i]);
   cudaFree(dr), cudaFree(dz);
   cudaEventDestroy(t0), cudaEventDestroy(t1);
@@ -401,25 +483,57 @@ int main(int argc, char** argv) {
     time_it<__nv_bfloat16>(dev, Elem::BF16, 4096, 16, rng);
     return 0;
   }
+  if (argc > 1 && std::string(argv[1]) == "rtone") {  // the row-tile kernel at batch 65536, for ncu
+    std::mt19937 rng(7);
+    time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, 65536, argc > 2 ? std::atoi(argv[2]) : 82, rng);
+    return 0;
+  }
   std::mt19937 rng(1234);
   bool ok = true;
+  const bool rt_only = argc > 1 && std::string(argv[1]) == "rt";  // the row-tile kernel's checks and timings
   if (!time_only) {
     std::printf("checks against the float reference:\n");
     const Shape ssa;
-    for (int64_t b : {1, 7, 16, 17, 1000, 10001}) ok &= check<__nv_bfloat16>(dev, ssa, Elem::BF16, b, 16, rng);
-    for (int64_t b : {1, 33, 1000}) ok &= check<__half>(dev, ssa, Elem::F16, b, 16, rng);
-    Shape odd;  // other sizes of the architecture
-    odd.seq = 7, odd.slice = 16, odd.width = 128, odd.heads = 4, odd.hidden = 256, odd.blocks = 1, odd.latent = 16;
-    ok &= check<__nv_bfloat16>(dev, odd, Elem::BF16, 999, 16, rng);
-    odd.seq = 12, odd.slice = 16, odd.width = 64, odd.heads = 4, odd.hidden = 64, odd.blocks = 3, odd.latent = 16;
-    ok &= check<__nv_bfloat16>(dev, odd, Elem::BF16, 77, 16, rng);
-    ok &= check<__half>(dev, odd, Elem::F16, 5, 8, rng);
+    if (!rt_only) {
+      for (int64_t b : {1, 7, 16, 17, 1000, 10001}) ok &= check<__nv_bfloat16>(dev, ssa, Elem::BF16, b, 16, rng);
+      for (int64_t b : {1, 33, 1000}) ok &= check<__half>(dev, ssa, Elem::F16, b, 16, rng);
+      Shape odd;  // other sizes of the architecture
+      odd.seq = 7, odd.slice = 16, odd.width = 128, odd.heads = 4, odd.hidden = 256, odd.blocks = 1, odd.latent = 16;
+      ok &= check<__nv_bfloat16>(dev, odd, Elem::BF16, 999, 16, rng);
+      odd.seq = 12, odd.slice = 16, odd.width = 64, odd.heads = 4, odd.hidden = 64, odd.blocks = 3, odd.latent = 16;
+      ok &= check<__nv_bfloat16>(dev, odd, Elem::BF16, 77, 16, rng);
+      ok &= check<__half>(dev, odd, Elem::F16, 5, 8, rng);
+    }
+    // The row-tile kernel: 8 warps of 2 samples, 16 warps of 1, 4 warps of 2 (a tile of 8).
+    for (int w : {82, 161, 121, 122, 42})
+      for (int64_t b : {1, 7, 16, 17, 1000, 10001})
+        ok &= check<__nv_bfloat16, RtRunner>(dev, ssa, Elem::BF16, b, w, rng);
+    for (int64_t b : {1, 33, 1000}) ok &= check<__half, RtRunner>(dev, ssa, Elem::F16, b, 82, rng);
+    Shape odd;
+    odd.seq = 7, odd.slice = 16, odd.width = 64, odd.heads = 4, odd.hidden = 64, odd.blocks = 3, odd.latent = 16;
+    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 77, 82, rng);
+    ok &= check<__half, RtRunner>(dev, odd, Elem::F16, 5, 161, rng);
+    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 1001, 122, rng);
+    odd.seq = 16, odd.slice = 48, odd.width = 64, odd.heads = 4, odd.hidden = 96, odd.blocks = 1, odd.latent = 16;
+    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 999, 82, rng);
+    odd.seq = 1, odd.slice = 32, odd.width = 64, odd.heads = 4, odd.hidden = 128, odd.blocks = 2, odd.latent = 32;
+    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 33, 42, rng);
+    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 1000, 82, rng);  // 32 samples per warp
+    odd.seq = 5, odd.slice = 16, odd.hidden = 64, odd.blocks = 1, odd.latent = 16;
+    ok &= check<__half, RtRunner>(dev, odd, Elem::F16, 777, 161, rng);  // 3 samples per warp, 1 tile
+    odd.seq = 10, odd.slice = 32, odd.width = 128, odd.heads = 4, odd.hidden = 128, odd.blocks = 2, odd.latent = 32;
+    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 33, 82, rng);  // declined: width 128
     std::printf(ok ? "all checks passed\n" : "CHECKS FAILED\n");
   }
   if (argc > 1 && std::string(argv[1]) == "--check-only") return ok ? 0 : 1;
   std::printf("timings (SSA shape):\n");
-  for (int w : {16, 10, 8}) time_it<__nv_bfloat16>(dev, Elem::BF16, 65536, w, rng);
-  for (int64_t b : {32, 512, 4096, 65536}) time_it<__nv_bfloat16>(dev, Elem::BF16, b, 16, rng);
+  for (int64_t b : {32, 512, 4096, 65536}) {
+    time_it<__nv_bfloat16>(dev, Elem::BF16, b, 16, rng);
+    for (int w : {82, 122, 161, 121, 42}) time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, b, w, rng);
+  }
+  time_it<__half, RtRunner>(dev, Elem::F16, 65536, 82, rng);
+  if (rt_only) return ok ? 0 : 1;
+  for (int w : {10, 8}) time_it<__nv_bfloat16>(dev, Elem::BF16, 65536, w, rng);
   time_it<__half>(dev, Elem::F16, 65536, 16, rng);
   std::printf("stage attribution (batch 65536, bf16):\n");
   for (int k = 1; k <= 4; ++k) time_it<__nv_bfloat16>(dev, Elem::BF16, 65536, 16, rng, k);

@@ -1,6 +1,7 @@
 // The sample_resident rule and the chain spec on the host: after the precision pass, both SSA exports in bf16 and
 // fp16 become one ie.SampleResident node whose parts compile into a kernel spec (the Casts at its ends included,
-// the graph's two outputs its outputs); in fp32 no chain forms. The planner's own stages are run here with every
+// the graph's two outputs its outputs) that both the interpreting and the row-tile kernel take; in fp32 no chain
+// forms. The planner's own stages are run here with every
 // fused node accepted, since the CPU backend has no kernel for it (tests/gpu/test_cuda_sample_resident.cpp runs it).
 #include <doctest/doctest.h>
 
@@ -9,6 +10,7 @@
 #include "engine/planner/fusion.h"
 #include "engine/planner/precision_pass.h"
 #include "engine/planner/shape_inference.h"
+#include "layers/sample_resident/row_tile_builder.h"
 #include "layers/sample_resident/sample_resident_chain.h"
 
 using namespace ie;
@@ -62,6 +64,17 @@ TEST_CASE("fusion sample_resident: each SSA export is one chain in bf16 and fp16
       CHECK(sr::build_program(spec, sr::Budget{}, &built, &why));
       CHECK(built.global_inputs == 1);
       CHECK(built.global_outputs == 2);
+      // The row-tile kernel recognizes the engine's spec of both exports (its sizes and ends as the model has them).
+      sr::RtBuilt rt;
+      const bool rt_ok = sr::build_row_tile(spec, sr::RtBudget{}, &rt, &why);
+      INFO(why);
+      CHECK(rt_ok);
+      CHECK(rt.model.seq == 10);
+      CHECK(rt.model.slice == 32);
+      CHECK(rt.model.blocks == 2);
+      CHECK(rt.model.x_elem == sr::Elem::F32);
+      CHECK(rt.model.recon_output == 0);
+      CHECK(rt.model.latent_output == 1);
     }
 }
 

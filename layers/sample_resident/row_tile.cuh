@@ -1,0 +1,656 @@
+// The row-tile kernel of ie.SampleResident: a pre-LN transformer autoencoder (row_tile_model.h) with whole samples
+// in registers. Depends on CUDA alone, so tests/kernels/sample_resident_lab.cu builds it with nvcc.
+//
+// Why a second kernel beside the interpreter (sample_resident.cuh): there every step goes through shared memory
+// and a barrier, a product's B fragments are read again for every 16-row unit, and its epilogues' address
+// arithmetic is most of the instructions (lab: 2.6 ms for the SSA at 65536 against a 0.13 ms Tensor Core floor).
+// Here a warp owns `mt` samples, each padded to one 16-row MMA tile (rows past the sequence are zeros, masked as
+// keys, never stored):
+//  - a product's float accumulator (rows g, g + 8; columns 2q, 2q + 1 of each 8-column tile) re-packed in
+//    registers is the next product's A operand, so activations never leave registers between products;
+//  - LayerNorm reduces a row across the 4 lanes of a quad (2 shuffles per statistic);
+//  - RoPE rotates the pair (2q, 2q + 1) that a lane holds;
+//  - attention per head: the scores from q's and k's packed accumulators as A and B, the softmax across the quad,
+//    P as A, v's 8x8 blocks transposed by movmatrix as B;
+//  - each B fragment (16-byte load from a weight slot, laid out in fragment order on the host: no address
+//    arithmetic, no bank conflicts) serves the warp's mt samples;
+//  - the residual stream waits in shared memory in the lanes' own order (float4 per lane, conflict-free) while
+//    q, k, v and the MLP's hidden chunks occupy the registers.
+// The flattening encoder and the decoder (a product over samples, not rows) are CTA-wide: the tile's samples as
+// rows of a shared buffer, K split over the warps and added in a fixed order (deterministic).
+// Weights stream by cp.async into two slots, one stage ahead (a stage: the embedding; a block's attention; its
+// MLP; the encoder; the decoder; the output Linear), a barrier per stage.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "layers/common/activation_device.cuh"
+#include "layers/common/cp_async.cuh"
+#include "layers/common/float_device.cuh"
+#include "layers/common/mma_sync.cuh"
+#include "layers/sample_resident/row_tile_model.h"
+
+namespace ie::sr::rt {
+
+struct Args {
+  RtModel m;
+  const unsigned char* weights = nullptr;  // the stages' fragment-ordered W^T blocks
+  const float* floats = nullptr;           // biases, LayerNorm parameters, RoPE tables
+  const void* x = nullptr;
+  void* recon = nullptr;
+  void* latent = nullptr;
+  int64_t batch = 0;
+};
+
+__device__ __forceinline__ int lane_id() { return threadIdx.x & 31; }
+
+// A pair of consecutive elements of a global tensor as floats (e even).
+__device__ __forceinline__ float2 global_pair(const void* base, int64_t e, Elem t) {
+  if (t == Elem::F32) return *reinterpret_cast<const float2*>(static_cast<const float*>(base) + e);
+  const uint32_t u = *reinterpret_cast<const uint32_t*>(static_cast<const uint16_t*>(base) + e);
+  return t == Elem::F16 ? dev::unpack_pair<__half>(u) : dev::unpack_pair<__nv_bfloat16>(u);
+}
+__device__ __forceinline__ void global_store_pair(void* base, int64_t e, Elem t, float a, float b) {
+  if (t == Elem::F32) {
+    *reinterpret_cast<float2*>(static_cast<float*>(base) + e) = make_float2(a, b);
+    return;
+  }
+  *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(base) + e) =
+      t == Elem::F16 ? dev::pack_pair<__half>(a, b) : dev::pack_pair<__nv_bfloat16>(a, b);
+}
+
+// acc[m][2 jp + {0, 1}] += a[m][kk] x (W^T pair j2_0 + jp, k-step kk0 + kk): one 16-byte B fragment per (pair,
+// k-step), used by every sample of the warp. `w`: the Linear's blob in shared memory (kt: its k-steps).
+template <class T, int MT, int KT, int NP>
+__device__ __forceinline__ void mma_rows(float (&acc)[MT][2 * NP][4], const uint32_t (&a)[MT][KT][4],
+                                         const unsigned char* w, int kt, int j2_0, int kk0) {
+  const unsigned char* base = w + lane_id() * 16;
+#pragma unroll
+  for (int jp = 0; jp < NP; ++jp)
+#pragma unroll
+    for (int kk = 0; kk < KT; ++kk) {
+      const uint4 b = *reinterpret_cast<const uint4*>(base + ((j2_0 + jp) * kt + kk0 + kk) * 512);
+#pragma unroll
+      for (int m = 0; m < MT; ++m) {
+        dev::mma_16816<T>(acc[m][2 * jp], a[m][kk], b.x, b.y);
+        dev::mma_16816<T>(acc[m][2 * jp + 1], a[m][kk], b.z, b.w);
+      }
+    }
+}
+
+// The accumulator of 8-column tiles 2kk, 2kk + 1 as the A operand of k-step kk.
+template <class T, int MT, int NT>
+__device__ __forceinline__ void pack_rows(uint32_t (&a)[MT][NT / 2][4], const float (&c)[MT][NT][4]) {
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int kk = 0; kk < NT / 2; ++kk) {
+      a[m][kk][0] = dev::pack_pair<T>(c[m][2 * kk][0], c[m][2 * kk][1]);
+      a[m][kk][1] = dev::pack_pair<T>(c[m][2 * kk][2], c[m][2 * kk][3]);
+      a[m][kk][2] = dev::pack_pair<T>(c[m][2 * kk + 1][0], c[m][2 * kk + 1][1]);
+      a[m][kk][3] = dev::pack_pair<T>(c[m][2 * kk + 1][2], c[m][2 * kk + 1][3]);
+    }
+}
+
+// The accumulator starts as bias[n0 + column] (the products add to it: no separate bias pass).
+template <int MT, int NT>
+__device__ __forceinline__ void bias_init(float (&acc)[MT][NT][4], const float* f, const RtLinear& l, int n0) {
+  const int q = lane_id() & 3;
+#pragma unroll
+  for (int j = 0; j < NT; ++j) {
+    const float2 b = *reinterpret_cast<const float2*>(f + l.bias + n0 + j * 8 + 2 * q);
+#pragma unroll
+    for (int m = 0; m < MT; ++m) acc[m][j][0] = b.x, acc[m][j][1] = b.y, acc[m][j][2] = b.x, acc[m][j][3] = b.y;
+  }
+}
+
+template <int MT, int NT>
+__device__ __forceinline__ void activate(float (&acc)[MT][NT][4], int act) {
+  if (act == static_cast<int>(dev::Act::Gelu)) {
+#pragma unroll
+    for (int m = 0; m < MT; ++m)
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[m][j][i] = dev::gelu_fast(acc[m][j][i]);
+  }
+}
+
+// LayerNorm of each row (NT x 8 columns across a quad), two-pass statistics in float (sums in 4 interleaved
+// partials, not one chain of dependent adds: fixed-latency waits were a fifth of the kernel's stall samples), then
+// the activation.
+template <int MT, int NT>
+__device__ __forceinline__ void norm_rows(float (&v)[MT][NT][4], const float* f, const RtNorm& p) {
+  const int q = lane_id() & 3;
+  constexpr float inv = 1.f / (NT * 8);
+  constexpr int P = NT < 4 ? NT : 4;
+#pragma unroll
+  for (int m = 0; m < MT; ++m) {
+    float s0[P] = {}, s1[P] = {};
+#pragma unroll
+    for (int j = 0; j < NT; ++j) s0[j % P] += v[m][j][0] + v[m][j][1], s1[j % P] += v[m][j][2] + v[m][j][3];
+#pragma unroll
+    for (int i = 1; i < P; ++i) s0[0] += s0[i], s1[0] += s1[i];
+    float a0 = s0[0], a1 = s1[0];
+    a0 += __shfl_xor_sync(0xffffffffu, a0, 1), a1 += __shfl_xor_sync(0xffffffffu, a1, 1);
+    a0 += __shfl_xor_sync(0xffffffffu, a0, 2), a1 += __shfl_xor_sync(0xffffffffu, a1, 2);
+    const float m0 = a0 * inv, m1 = a1 * inv;
+    float d0[P] = {}, d1[P] = {};
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      v[m][j][0] -= m0, v[m][j][1] -= m0, v[m][j][2] -= m1, v[m][j][3] -= m1;
+      d0[j % P] += v[m][j][0] * v[m][j][0] + v[m][j][1] * v[m][j][1];
+      d1[j % P] += v[m][j][2] * v[m][j][2] + v[m][j][3] * v[m][j][3];
+    }
+#pragma unroll
+    for (int i = 1; i < P; ++i) d0[0] += d0[i], d1[0] += d1[i];
+    float e0 = d0[0], e1 = d1[0];
+    e0 += __shfl_xor_sync(0xffffffffu, e0, 1), e1 += __shfl_xor_sync(0xffffffffu, e1, 1);
+    e0 += __shfl_xor_sync(0xffffffffu, e0, 2), e1 += __shfl_xor_sync(0xffffffffu, e1, 2);
+    const float r0 = rsqrtf(e0 * inv + p.eps), r1 = rsqrtf(e1 * inv + p.eps);
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      const float2 g = *reinterpret_cast<const float2*>(f + p.gamma + j * 8 + 2 * q);
+      const float2 b = *reinterpret_cast<const float2*>(f + p.beta + j * 8 + 2 * q);
+      v[m][j][0] = v[m][j][0] * r0 * g.x + b.x, v[m][j][1] = v[m][j][1] * r0 * g.y + b.y;
+      v[m][j][2] = v[m][j][2] * r1 * g.x + b.x, v[m][j][3] = v[m][j][3] * r1 * g.y + b.y;
+    }
+  }
+  activate(v, p.act);
+}
+
+// The warp's residual streams in shared memory, each lane's accumulator values together (float4: no conflicts).
+template <int MT, int NT>
+__device__ __forceinline__ void save_rows(float* hw, const float (&v)[MT][NT][4]) {
+  auto* p = reinterpret_cast<float4*>(hw) + lane_id();
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) p[(m * NT + j) * 32] = make_float4(v[m][j][0], v[m][j][1], v[m][j][2], v[m][j][3]);
+}
+template <int MT, int NT>
+__device__ __forceinline__ void load_rows(const float* hw, float (&v)[MT][NT][4]) {
+  const auto* p = reinterpret_cast<const float4*>(hw) + lane_id();
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      const float4 t = p[(m * NT + j) * 32];
+      v[m][j][0] = t.x, v[m][j][1] = t.y, v[m][j][2] = t.z, v[m][j][3] = t.w;
+    }
+}
+template <int MT, int NT>
+__device__ __forceinline__ void add_rows(float (&v)[MT][NT][4], const float* hw) {
+  const auto* p = reinterpret_cast<const float4*>(hw) + lane_id();
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      const float4 t = p[(m * NT + j) * 32];
+      v[m][j][0] += t.x, v[m][j][1] += t.y, v[m][j][2] += t.z, v[m][j][3] += t.w;
+    }
+}
+
+// RoPE on the accumulator of q or k: the lane's pair (2q, 2q + 1) of each 8-column tile, for its rows' positions
+// pos[m][h] (rows g and g + 8 of tile m).
+template <int MT, int NT, int HD>
+__device__ __forceinline__ void rope_rows(float (&acc)[MT][NT][4], const float* f, const RtBlock& b,
+                                          const int (&pos)[MT][2]) {
+  if (b.rope_cos < 0) return;
+  constexpr int kPer = HD / 8;  // distinct angles per row in a lane
+  const int q = lane_id() & 3;
+#pragma unroll
+  for (int m = 0; m < MT; ++m) {
+    float cs[2][kPer], sn[2][kPer];
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int t = 0; t < kPer; ++t) {
+        cs[h][t] = f[b.rope_cos + pos[m][h] * (HD / 2) + t * 4 + q];
+        sn[h][t] = f[b.rope_sin + pos[m][h] * (HD / 2) + t * 4 + q];
+      }
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float c = cs[h][j % kPer], s = sn[h][j % kPer];
+        const float x0 = acc[m][j][2 * h], x1 = acc[m][j][2 * h + 1];
+        acc[m][j][2 * h] = x0 * c - x1 * s;
+        acc[m][j][2 * h + 1] = x0 * s + x1 * c;
+      }
+  }
+}
+
+__device__ __forceinline__ uint32_t transpose8x8(uint32_t a) {
+  uint32_t d;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(d) : "r"(a));
+  return d;
+}
+
+// Attention of query tile t's rows: y (packed, as the projection's A operand) from q (packed accumulator) and the
+// keys and values of all the warp's MT tiles (k packed, v as transposed 8x8 blocks: B fragments of P v). A key
+// counts for a query row where bit (u * 4 + n * 2 + e) of allow[h] is set (key row 16 u + 8 n + 2q + e of the
+// same sample); the softmax runs across the quad.
+template <class T, int D, int HD, int MT>
+__device__ __forceinline__ void attend(uint32_t (&y)[D / 16][4], const uint32_t (&qp)[D / 16][4],
+                                       const uint32_t (&kp)[MT][D / 16][4], const uint32_t (&vt)[MT][D / 8][2],
+                                       const uint32_t (&allow)[2], float scale_log2) {
+  constexpr int kH = D / HD, kKH = HD / 16, kTH = HD / 8;
+#pragma unroll
+  for (int h = 0; h < kH; ++h) {
+    float s[MT][2][4] = {};  // key tile u: keys 16 u + 0-7 and 16 u + 8-15
+#pragma unroll
+    for (int u = 0; u < MT; ++u)
+#pragma unroll
+      for (int kk = 0; kk < kKH; ++kk) {
+        const int k = h * kKH + kk;
+        dev::mma_16816<T>(s[u][0], qp[k], kp[u][k][0], kp[u][k][2]);
+        dev::mma_16816<T>(s[u][1], qp[k], kp[u][k][1], kp[u][k][3]);
+      }
+    float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int u = 0; u < MT; ++u)
+#pragma unroll
+      for (int n = 0; n < 2; ++n)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int r = i >> 1, bit = u * 4 + n * 2 + (i & 1);
+          s[u][n][i] = (allow[r] >> bit) & 1u ? s[u][n][i] * scale_log2 : -INFINITY;
+          mx[r] = fmaxf(mx[r], s[u][n][i]);
+        }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
+      mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
+    }
+    float sum[2] = {0.f, 0.f};
+#pragma unroll
+    for (int u = 0; u < MT; ++u)
+#pragma unroll
+      for (int n = 0; n < 2; ++n)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          s[u][n][i] = dev::ex2_approx(s[u][n][i] - mx[i >> 1]);
+          sum[i >> 1] += s[u][n][i];
+        }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      sum[r] += __shfl_xor_sync(0xffffffffu, sum[r], 1);
+      sum[r] += __shfl_xor_sync(0xffffffffu, sum[r], 2);
+    }
+    float o[kTH][4] = {};
+#pragma unroll
+    for (int u = 0; u < MT; ++u) {
+      const uint32_t pa[4] = {dev::pack_pair<T>(s[u][0][0], s[u][0][1]), dev::pack_pair<T>(s[u][0][2], s[u][0][3]),
+                              dev::pack_pair<T>(s[u][1][0], s[u][1][1]), dev::pack_pair<T>(s[u][1][2], s[u][1][3])};
+#pragma unroll
+      for (int t = 0; t < kTH; ++t) dev::mma_16816<T>(o[t], pa, vt[u][h * kTH + t][0], vt[u][h * kTH + t][1]);
+    }
+    const float inv0 = dev::rcp_approx(sum[0]), inv1 = dev::rcp_approx(sum[1]);  // sums >= 1
+#pragma unroll
+    for (int t = 0; t < kTH; ++t) o[t][0] *= inv0, o[t][1] *= inv0, o[t][2] *= inv1, o[t][3] *= inv1;
+#pragma unroll
+    for (int kk = 0; kk < kKH; ++kk) {
+      uint32_t* a = y[h * kKH + kk];
+      a[0] = dev::pack_pair<T>(o[2 * kk][0], o[2 * kk][1]);
+      a[1] = dev::pack_pair<T>(o[2 * kk][2], o[2 * kk][3]);
+      a[2] = dev::pack_pair<T>(o[2 * kk + 1][0], o[2 * kk + 1][1]);
+      a[3] = dev::pack_pair<T>(o[2 * kk + 1][2], o[2 * kk + 1][3]);
+    }
+  }
+}
+
+// Everything one warp does for its samples in one stage, and the CTA-wide encoder and decoder. The warp's rows
+// 0 .. 16 MT - 1 hold its spw samples one after another; a lane holds rows 16 m + g + 8 h (tile m, half h), of
+// sample id[m][h] (spw or more: padding) at position pos[m][h].
+template <class T, int D, int HD, int MT>
+struct Tile {
+  static constexpr int NT = D / 8, KT = D / 16;
+  const Args& a;
+  const RtModel& m;
+  unsigned char* smem;
+  const float* f;   // the float blob in shared memory
+  float* hw;        // this warp's residual streams
+  int64_t sample0;  // the tile's first sample
+  int local0;       // the warp's first sample in the tile
+  int id[MT][2], pos[MT][2];
+  uint32_t allow[MT][2];  // per query row: the keys of its sample (attend's bit order)
+
+  __device__ void init_rows() {
+    const int lane = lane_id(), g = lane >> 2, q = lane & 3;
+#pragma unroll
+    for (int t = 0; t < MT; ++t)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = 16 * t + g + 8 * h;
+        id[t][h] = r / m.seq, pos[t][h] = r - id[t][h] * m.seq;
+      }
+#pragma unroll
+    for (int t = 0; t < MT; ++t)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        uint32_t bits = 0;
+#pragma unroll
+        for (int u = 0; u < MT; ++u)
+#pragma unroll
+          for (int n = 0; n < 2; ++n)
+#pragma unroll
+            for (int e = 0; e < 2; ++e)
+              if ((16 * u + 8 * n + 2 * q + e) / m.seq == id[t][h]) bits |= 1u << (u * 4 + n * 2 + e);
+        allow[t][h] = bits;
+      }
+  }
+  __device__ bool real(int t, int h) const { return id[t][h] < m.spw; }
+  __device__ int64_t sample(int t, int h) const { return sample0 + local0 + id[t][h]; }
+
+  // x rows -> embedding Linear -> LayerNorm -> the residual stream.
+  __device__ void embed(const unsigned char* w) {
+    const int lane = lane_id(), q = lane & 3, P = m.slice, kt = P / 16;
+    int64_t row[MT][2];  // element offset of each of the lane's rows in x, or -1
+#pragma unroll
+    for (int t = 0; t < MT; ++t)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        row[t][h] = real(t, h) && sample(t, h) < a.batch ? (sample(t, h) * m.seq + pos[t][h]) * P + 2 * q : -1;
+    float acc[MT][NT][4];
+    bias_init(acc, f, m.embed, 0);
+    for (int kk = 0; kk < kt; ++kk) {
+      uint32_t ax[MT][1][4];
+#pragma unroll
+      for (int t = 0; t < MT; ++t)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int h = i & 1, c = kk * 16 + 8 * (i >> 1);
+          float2 v = make_float2(0.f, 0.f);
+          if (row[t][h] >= 0) v = global_pair(a.x, row[t][h] + c, m.x_elem);
+          ax[t][0][i] = dev::pack_pair<T>(v.x, v.y);
+        }
+      mma_rows<T, MT, 1, NT / 2>(acc, ax, w + m.embed.w, kt, 0, kk);
+    }
+    activate(acc, m.embed.act);
+    norm_rows(acc, f, m.embed_norm);
+    save_rows(hw, acc);
+  }
+
+  // The residual streams through a LayerNorm, packed as a product's A operand.
+  __device__ void normed(uint32_t (&ap)[MT][KT][4], const RtNorm& n) const {
+    float v[MT][NT][4];
+    load_rows(hw, v);
+    norm_rows(v, f, n);
+    pack_rows<T>(ap, v);
+  }
+
+  // Block `part` of q | k | v (0, 1, 2): the product with its bias and activation.
+  __device__ void qkv(float (&acc)[MT][NT][4], const uint32_t (&ap)[MT][KT][4], const RtBlock& b,
+                      const unsigned char* w, int part) const {
+    bias_init(acc, f, b.qkv, part * D);
+    mma_rows<T, MT, KT, NT / 2>(acc, ap, w + b.qkv.w, KT, part * NT / 2, 0);
+    activate(acc, b.qkv.act);
+  }
+
+  // LayerNorm, q | k | v with RoPE, attention per head within each sample, the projection + the residual.
+  __device__ void attention(const RtBlock& b, const unsigned char* w) {
+    uint32_t ap[MT][KT][4];
+    normed(ap, b.ln1);
+    uint32_t qp[MT][KT][4], kp[MT][KT][4], vt[MT][NT][2];
+    {
+      float acc[MT][NT][4];
+      qkv(acc, ap, b, w, 0);
+      rope_rows<MT, NT, HD>(acc, f, b, pos);
+      pack_rows<T>(qp, acc);
+      qkv(acc, ap, b, w, 1);
+      rope_rows<MT, NT, HD>(acc, f, b, pos);
+      pack_rows<T>(kp, acc);
+      qkv(acc, ap, b, w, 2);
+#pragma unroll
+      for (int t = 0; t < MT; ++t)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          vt[t][j][0] = transpose8x8(dev::pack_pair<T>(acc[t][j][0], acc[t][j][1]));
+          vt[t][j][1] = transpose8x8(dev::pack_pair<T>(acc[t][j][2], acc[t][j][3]));
+        }
+    }
+    uint32_t yp[MT][KT][4];
+    const float scale_log2 = b.scale * 1.4426950408889634f;
+#pragma unroll
+    for (int t = 0; t < MT; ++t) attend<T, D, HD, MT>(yp[t], qp[t], kp, vt, allow[t], scale_log2);
+    float acc[MT][NT][4];
+    bias_init(acc, f, b.proj, 0);
+    mma_rows<T, MT, KT, NT / 2>(acc, yp, w + b.proj.w, KT, 0, 0);
+    activate(acc, b.proj.act);
+    add_rows(acc, hw);
+    save_rows(hw, acc);
+  }
+
+  // LayerNorm, fc1 in chunks of 32 hidden columns (bias, activation, re-packed) each consumed by fc2 at once,
+  // + the residual.
+  __device__ void mlp(const RtBlock& b, const unsigned char* w) {
+    uint32_t ap[MT][KT][4];
+    normed(ap, b.ln2);
+    const int kf = m.hidden / 16;
+    float out[MT][NT][4];
+    bias_init(out, f, b.fc2, 0);
+    for (int c = 0; c < m.hidden / 32; ++c) {
+      float u[MT][4][4];
+      bias_init(u, f, b.fc1, 32 * c);
+      mma_rows<T, MT, KT, 2>(u, ap, w + b.fc1.w, KT, 2 * c, 0);
+      activate(u, b.fc1.act);
+      uint32_t up[MT][2][4];
+      pack_rows<T>(up, u);
+      mma_rows<T, MT, 2, NT / 2>(out, up, w + b.fc2.w, kf, 0, 2 * c);
+    }
+    activate(out, b.fc2.act);
+    add_rows(out, hw);
+    save_rows(hw, out);
+  }
+
+  // The final LayerNorm, the warp's samples as flat rows of the shared buffer (padding rows dropped).
+  __device__ void flatten() {
+    const int q = lane_id() & 3;
+    float v[MT][NT][4];
+    load_rows(hw, v);
+    norm_rows(v, f, m.final_norm);
+#pragma unroll
+    for (int t = 0; t < MT; ++t)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (!real(t, h)) continue;
+        unsigned char* row = smem + m.flat_smem + (local0 + id[t][h]) * m.flat_stride + pos[t][h] * D * 2;
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+          *reinterpret_cast<uint32_t*>(row + (j * 8 + 2 * q) * 2) =
+              dev::pack_pair<T>(v[t][j][2 * h], v[t][j][2 * h + 1]);
+      }
+  }
+
+  // The decoder's rows of the warp's samples -> LayerNorm -> the output Linear -> recon.
+  __device__ void output(const unsigned char* w) {
+    const int q = lane_id() & 3, P = m.slice;
+    uint32_t ap[MT][KT][4];
+    {
+      float v[MT][NT][4];
+#pragma unroll
+      for (int t = 0; t < MT; ++t)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          // padding rows read the warp's first row: finite, never stored
+          const unsigned char* row = smem + m.flat_smem + local0 * m.flat_stride;
+          if (real(t, h)) row += id[t][h] * m.flat_stride + pos[t][h] * D * 2;
+#pragma unroll
+          for (int j = 0; j < NT; ++j) {
+            const float2 p = dev::unpack_pair<T>(*reinterpret_cast<const uint32_t*>(row + (j * 8 + 2 * q) * 2));
+            v[t][j][2 * h] = p.x, v[t][j][2 * h + 1] = p.y;
+          }
+        }
+      norm_rows(v, f, m.dec_norm);
+      pack_rows<T>(ap, v);
+    }
+    for (int c = 0; c < P / 16; ++c) {
+      float acc[MT][2][4];
+      bias_init(acc, f, m.out, 16 * c);
+      mma_rows<T, MT, KT, 1>(acc, ap, w + m.out.w, KT, c, 0);
+      activate(acc, m.out.act);
+#pragma unroll
+      for (int t = 0; t < MT; ++t)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          if (!real(t, h) || sample(t, h) >= a.batch) continue;
+          const int64_t e = (sample(t, h) * m.seq + pos[t][h]) * P + c * 16 + 2 * q;
+#pragma unroll
+          for (int u = 0; u < 2; ++u)
+            global_store_pair(a.recon, e + u * 8, m.recon_elem, acc[t][u][2 * h], acc[t][u][2 * h + 1]);
+        }
+    }
+  }
+};
+
+// The encoder: z = flat rows x W_enc^T + bias, K split over the warps (partial sums in the scratch, added in slice
+// order), to `latent` and to the decoder's A buffer. Two barriers inside: every thread calls it.
+template <class T>
+__device__ void encode(const Args& a, const RtModel& m, unsigned char* smem, const float* f, const unsigned char* w,
+                       int64_t sample0) {
+  const int lane = lane_id(), warp = threadIdx.x >> 5, nw = blockDim.x >> 5, g = lane >> 2, q = lane & 3;
+  const int L = m.latent, kt = m.seq * m.width / 16, lp = L / 16;
+  const int split = max(1, nw / m.mtiles), rows = m.mtiles * 16;
+  float* scratch = reinterpret_cast<float*>(smem + m.scratch_smem);
+  __syncthreads();  // the flat rows are written
+  for (int u = warp; u < m.mtiles * split; u += nw) {
+    const int mt = u / split, part = u - mt * split;
+    const int kb = part * kt / split, ke = (part + 1) * kt / split;
+    float acc[8][4] = {};
+    const uint32_t arow = static_cast<uint32_t>(
+        __cvta_generic_to_shared(smem + m.flat_smem + (mt * 16 + (lane & 15)) * m.flat_stride + (lane >> 4) * 16));
+    for (int kk = kb; kk < ke; ++kk) {
+      uint32_t af[4];
+      dev::ldmatrix_x4(af, arow + kk * 32);
+#pragma unroll
+      for (int jp = 0; jp < 4; ++jp) {
+        if (jp >= lp) break;
+        const uint4 b = *reinterpret_cast<const uint4*>(w + m.enc.w + ((jp * kt + kk) * 32 + lane) * 16);
+        dev::mma_16816<T>(acc[2 * jp], af, b.x, b.y);
+        dev::mma_16816<T>(acc[2 * jp + 1], af, b.z, b.w);
+      }
+    }
+    float* sp = scratch + (part * rows + mt * 16) * L;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      if (j >= 2 * lp) break;
+      *reinterpret_cast<float2*>(sp + g * L + j * 8 + 2 * q) = make_float2(acc[j][0], acc[j][1]);
+      *reinterpret_cast<float2*>(sp + (g + 8) * L + j * 8 + 2 * q) = make_float2(acc[j][2], acc[j][3]);
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < m.tile * L / 2; i += blockDim.x) {
+    const int s = (2 * i) / L, c = (2 * i) % L;
+    float2 z = *reinterpret_cast<const float2*>(f + m.enc.bias + c);
+    for (int p = 0; p < split; ++p) {  // in slice order: deterministic
+      const float2 t = *reinterpret_cast<const float2*>(scratch + (p * rows + s) * L + c);
+      z.x += t.x, z.y += t.y;
+    }
+    if (sample0 + s < a.batch) global_store_pair(a.latent, (sample0 + s) * L + c, m.latent_elem, z.x, z.y);
+    *reinterpret_cast<uint32_t*>(smem + m.z_smem + s * m.z_stride + c * 2) = dev::pack_pair<T>(z.x, z.y);
+  }
+}
+
+// The decoder: the latents x W_dec^T + bias as flat rows of the shared buffer (the output stage reads them as
+// rows after its barrier); 32-column groups over the warps.
+template <class T>
+__device__ void decode(const RtModel& m, unsigned char* smem, const float* f, const unsigned char* w) {
+  const int lane = lane_id(), warp = threadIdx.x >> 5, nw = blockDim.x >> 5, g = lane >> 2, q = lane & 3;
+  const int kt = m.latent / 16, n = m.seq * m.width;
+  for (int mt = 0; mt < m.mtiles; ++mt) {
+    uint32_t af[4][4];
+    const uint32_t arow = static_cast<uint32_t>(
+        __cvta_generic_to_shared(smem + m.z_smem + (mt * 16 + (lane & 15)) * m.z_stride + (lane >> 4) * 16));
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+      if (kk < kt) dev::ldmatrix_x4(af[kk], arow + kk * 32);
+    unsigned char* out = smem + m.flat_smem + (mt * 16) * m.flat_stride;
+    for (int cg = warp; cg < n / 32; cg += nw) {
+      float acc[4][4] = {};
+#pragma unroll
+      for (int jp = 0; jp < 2; ++jp)
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          if (kk >= kt) break;
+          const uint4 b = *reinterpret_cast<const uint4*>(w + m.dec.w + (((2 * cg + jp) * kt + kk) * 32 + lane) * 16);
+          dev::mma_16816<T>(acc[2 * jp], af[kk], b.x, b.y);
+          dev::mma_16816<T>(acc[2 * jp + 1], af[kk], b.z, b.w);
+        }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int c = cg * 32 + j * 8 + 2 * q;
+        const float2 bias = *reinterpret_cast<const float2*>(f + m.dec.bias + c);
+        float v[4] = {acc[j][0] + bias.x, acc[j][1] + bias.y, acc[j][2] + bias.x, acc[j][3] + bias.y};
+        if (m.dec.act == static_cast<int>(dev::Act::Gelu))
+#pragma unroll
+          for (int i = 0; i < 4; ++i) v[i] = dev::gelu_fast(v[i]);
+        *reinterpret_cast<uint32_t*>(out + g * m.flat_stride + c * 2) = dev::pack_pair<T>(v[0], v[1]);
+        *reinterpret_cast<uint32_t*>(out + (g + 8) * m.flat_stride + c * 2) = dev::pack_pair<T>(v[2], v[3]);
+      }
+    }
+  }
+}
+
+__device__ __forceinline__ void prefetch_stage(const Args& a, unsigned char* slot, int stage) {
+  const unsigned char* src = a.weights + a.m.stage_off[stage];
+  const int chunks = a.m.stage_bytes[stage] >> 4;
+  for (int i = threadIdx.x; i < chunks; i += blockDim.x) dev::cp_async16(slot + i * 16, src + i * 16, true);
+}
+
+template <class T, int D, int HD, int MT, int kThreads>
+__global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_constant__ Args a) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  const RtModel& m = a.m;
+  const int64_t tiles = (a.batch + m.tile - 1) / m.tile;
+  if (static_cast<int64_t>(blockIdx.x) >= tiles) return;
+  float* fl = reinterpret_cast<float*>(smem + m.floats_smem);
+  for (int i = threadIdx.x; i < m.floats_count; i += blockDim.x) fl[i] = __ldg(a.floats + i);
+  {  // the flat rows and latents past the tile's samples are never written: zeros (finite MMA inputs)
+    auto* p = reinterpret_cast<uint32_t*>(smem + m.flat_smem);
+    for (int i = threadIdx.x; i < m.mtiles * 16 * m.flat_stride / 4; i += blockDim.x) p[i] = 0u;
+    p = reinterpret_cast<uint32_t*>(smem + m.z_smem);
+    for (int i = threadIdx.x; i < m.mtiles * 16 * m.z_stride / 4; i += blockDim.x) p[i] = 0u;
+  }
+  const int warp = threadIdx.x >> 5;
+  float* hw = reinterpret_cast<float*>(smem + m.h_smem + warp * m.h_warp_bytes);
+  Tile<T, D, HD, MT> t{a, m, smem, fl, hw, 0, warp * m.spw};
+  t.init_rows();
+  int slot = 0;
+  prefetch_stage(a, smem + m.slots, 0);
+  dev::cp_async_commit();
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    t.sample0 = tile * m.tile;
+    const bool more = tile + gridDim.x < tiles;
+    for (int st = 0; st < m.stages; ++st) {
+      dev::cp_async_wait<0>();
+      __syncthreads();  // this stage's weights have landed; the other slot is free
+      const int next = st + 1 < m.stages ? st + 1 : (more ? 0 : -1);
+      if (next >= 0) prefetch_stage(a, smem + m.slots + (slot ^ 1) * m.slot_bytes, next);
+      dev::cp_async_commit();
+      const unsigned char* w = smem + m.slots + slot * m.slot_bytes;
+      if (st == 0) {
+        t.embed(w);
+      } else if (st <= 2 * m.blocks) {
+        const RtBlock& b = m.block[(st - 1) >> 1];
+        if ((st & 1) != 0)
+          t.attention(b, w);
+        else
+          t.mlp(b, w);
+      } else if (st == 2 * m.blocks + 1) {
+        t.flatten();
+        encode<T>(a, m, smem, fl, w, t.sample0);
+      } else if (st == 2 * m.blocks + 2) {
+        decode<T>(m, smem, fl, w);
+      } else {
+        t.output(w);
+      }
+      slot ^= 1;
+    }
+  }
+  dev::cp_async_wait<0>();
+}
+
+}  // namespace ie::sr::rt

@@ -1,0 +1,268 @@
+#include "layers/sample_resident/row_tile_builder.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ie::sr {
+namespace {
+
+constexpr int kGelu = 2;  // dev::Act::Gelu
+
+template <class... Args>
+bool fail(std::string* why, const Args&... args) {
+  std::ostringstream s;
+  s << "not the row-tile form: ";
+  (s << ... << args);
+  if (why) *why = s.str();
+  return false;
+}
+
+int align_up(int v, int a) { return (v + a - 1) / a * a; }
+
+// A row stride of whole 16-byte chunks, an odd number of them: ldmatrix's 8 rows land in 8 bank groups.
+int odd_chunks(int bytes) {
+  const int s = align_up(bytes, 16);
+  return (s / 16) % 2 ? s : s + 16;
+}
+
+class Matcher {
+ public:
+  Matcher(const ChainSpec& s, std::string* why) : m_s(s), m_why(why) {}
+
+  int root(int t) const {
+    while (m_s.tensors[t].alias_of >= 0) t = m_s.tensors[t].alias_of;
+    return t;
+  }
+  // The next op, which must be `code` reading `in` (or a view of it); nullptr (with the reason) otherwise.
+  const ChainOp* next(OpCode code, int in, const char* what) {
+    if (m_i >= m_s.ops.size()) {
+      fail(m_why, "the chain ends where ", what, " was expected");
+      return nullptr;
+    }
+    const ChainOp& op = m_s.ops[m_i];
+    if (op.op != code || root(op.in) != root(in)) {
+      fail(m_why, "op ", m_i, " (", m_s.tensors[op.out].name, ") is not ", what);
+      return nullptr;
+    }
+    ++m_i;
+    return &op;
+  }
+  bool done() const { return m_i == m_s.ops.size(); }
+  size_t at() const { return m_i; }
+
+ private:
+  const ChainSpec& m_s;
+  std::string* m_why;
+  size_t m_i = 0;
+};
+
+bool act_ok(int act) { return act == 0 || act == kGelu; }
+
+}  // namespace
+
+std::vector<uint16_t> fragment_order(const std::vector<uint16_t>& wt, int n, int k) {
+  std::vector<uint16_t> out(static_cast<size_t>(n) * k);
+  size_t o = 0;
+  for (int j2 = 0; j2 < n / 16; ++j2)
+    for (int kk = 0; kk < k / 16; ++kk)
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane / 4, q = lane % 4;
+        for (int half = 0; half < 2; ++half) {
+          const int row = 16 * j2 + 8 * half + g;
+          for (int hi = 0; hi < 2; ++hi)
+            for (int e = 0; e < 2; ++e) out[o++] = wt[static_cast<size_t>(row) * k + 16 * kk + 8 * hi + 2 * q + e];
+        }
+      }
+  return out;
+}
+
+bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* result, std::string* why) {
+  if (spec.compute == Elem::F32) return fail(why, "the kernel computes on fp16 or bf16 Tensor Cores");
+  RtBuilt b;
+  RtModel& m = b.model;
+  Matcher mt(spec, why);
+  auto floats = [&](const std::vector<float>& v, size_t n) {
+    const int at = static_cast<int>(b.floats.size());
+    if (v.empty())
+      b.floats.resize(b.floats.size() + n, 0.f);
+    else
+      b.floats.insert(b.floats.end(), v.begin(), v.end());
+    if (b.floats.size() % 2) b.floats.push_back(0.f);  // float2 loads
+    return at;
+  };
+  std::vector<std::vector<unsigned char>> stages(1);
+  auto linear = [&](const ChainOp& op, RtLinear* l) {
+    const std::vector<uint16_t> f = fragment_order(op.w, static_cast<int>(op.w.size()) / op.k, op.k);
+    std::vector<unsigned char>& st = stages.back();
+    l->w = static_cast<int32_t>(st.size());
+    st.insert(st.end(), reinterpret_cast<const unsigned char*>(f.data()),
+              reinterpret_cast<const unsigned char*>(f.data() + f.size()));
+    l->bias = floats(op.bias, op.w.size() / op.k);
+    l->act = op.act;
+    return act_ok(op.act);
+  };
+  auto norm = [&](const ChainOp& op, RtNorm* n, int cols) {
+    n->gamma = floats(op.gamma, cols);
+    n->beta = floats(op.beta, cols);
+    n->act = op.act, n->eps = op.eps;
+    return act_ok(op.act) && static_cast<int>(op.gamma.size()) == cols &&
+           (op.beta.empty() || static_cast<int>(op.beta.size()) == cols);
+  };
+  auto bad_act = [&](const ChainOp& op) {
+    return fail(why, spec.tensors[op.out].name, ": an activation other than GELU");
+  };
+
+  // The embedding: a per-row Linear of the input's rows, then LayerNorm.
+  int x = -1;
+  for (size_t i = 0; i < spec.tensors.size(); ++i)
+    if (spec.tensors[i].input == 0) x = static_cast<int>(i);
+  if (x < 0 || spec.ops.empty()) return fail(why, "no input");
+  const ChainOp* op = mt.next(OpCode::Linear, x, "the embedding Linear");
+  if (!op) return false;
+  const ChainTensor& xt = spec.tensors[x];
+  const ChainTensor& xrows = spec.tensors[op->in];  // the input, or a view of it as rows
+  m.seq = xrows.rows, m.slice = op->k, m.width = op->n;
+  if (xrows.cols != m.slice || op->residual >= 0)
+    return fail(why, "the embedding Linear does not read the input's rows");
+  if (!linear(*op, &m.embed)) return bad_act(*op);
+  const int D = m.width, S = m.seq;
+  op = mt.next(OpCode::LayerNorm, op->out, "the embedding's LayerNorm");
+  if (!op) return false;
+  if (!norm(*op, &m.embed_norm, D)) return fail(why, "the embedding's LayerNorm parameters");
+  int h = op->out;
+  // Blocks: LayerNorm, attention (q | k | v, RoPE), projection + h, LayerNorm, fc1, fc2 + h.
+  while (mt.at() + 1 < spec.ops.size() && spec.ops[mt.at()].op == OpCode::LayerNorm &&
+         spec.ops[mt.at() + 1].op == OpCode::Attention) {
+    if (m.blocks == kRtMaxBlocks) return fail(why, "more than ", kRtMaxBlocks, " blocks");
+    RtBlock& blk = m.block[m.blocks++];
+    stages.emplace_back();
+    op = mt.next(OpCode::LayerNorm, h, "a block's first LayerNorm");
+    if (!op || !norm(*op, &blk.ln1, D)) return fail(why, "a block's first LayerNorm");
+    op = mt.next(OpCode::Attention, op->out, "attention");
+    if (!op) return false;
+    if (op->k != D || op->n != D || op->heads * op->head_dim != D)
+      return fail(why, "attention of width ", op->k, " -> ", op->n, " in a chain of width ", D);
+    if (m.heads == 0) m.heads = op->heads, m.head_dim = op->head_dim;
+    if (op->heads != m.heads) return fail(why, "blocks with different head counts");
+    if (!linear(*op, &blk.qkv)) return bad_act(*op);
+    blk.scale = op->scale;
+    if (!op->cos.empty()) {
+      const size_t n = static_cast<size_t>(S) * (m.head_dim / 2);
+      if (op->cos.size() != n || op->sin.size() != n) return fail(why, "RoPE tables of another size");
+      blk.rope_cos = floats(op->cos, n), blk.rope_sin = floats(op->sin, n);
+    }
+    const int y = op->out;
+    op = mt.next(OpCode::Linear, y, "the attention's projection");
+    if (!op) return false;
+    if (op->k != D || op->n != D || op->residual != h || spec.tensors[h].alias_of >= 0)
+      return fail(why, "the attention's projection is not width -> width + the block's input");
+    if (!linear(*op, &blk.proj)) return bad_act(*op);
+    const int h1 = op->out;
+    const ChainOp* ln2 = mt.next(OpCode::LayerNorm, h1, "a block's second LayerNorm");
+    if (!ln2 || !norm(*ln2, &blk.ln2, D)) return fail(why, "a block's second LayerNorm");
+    stages.emplace_back();
+    op = mt.next(OpCode::Linear, ln2->out, "the MLP's first Linear");
+    if (!op) return false;
+    if (op->k != D || op->residual >= 0) return fail(why, "the MLP's first Linear");
+    if (m.hidden == 0) m.hidden = op->n;
+    if (op->n != m.hidden) return fail(why, "blocks with different MLP widths");
+    if (!linear(*op, &blk.fc1)) return bad_act(*op);
+    op = mt.next(OpCode::Linear, op->out, "the MLP's second Linear");
+    if (!op) return false;
+    if (op->k != m.hidden || op->n != D || op->residual != h1) return fail(why, "the MLP's second Linear");
+    if (!linear(*op, &blk.fc2)) return bad_act(*op);
+    h = op->out;
+  }
+  if (m.blocks == 0) return fail(why, "no attention block");
+  // The encoder: LayerNorm, the rows flattened, a Linear to the latent (an output).
+  op = mt.next(OpCode::LayerNorm, h, "the final LayerNorm");
+  if (!op || !norm(*op, &m.final_norm, D)) return fail(why, "the final LayerNorm");
+  stages.emplace_back();
+  op = mt.next(OpCode::Linear, op->out, "the encoder Linear");
+  if (!op) return false;
+  const ChainTensor& flat = spec.tensors[op->in];
+  if (flat.rows != 1 || op->k != S * D || op->residual >= 0) return fail(why, "the encoder does not read flat rows");
+  m.latent = op->n;
+  if (!linear(*op, &m.enc)) return bad_act(*op);
+  const int z = op->out;
+  // The decoder: a Linear from the latent, viewed as rows, LayerNorm, a per-row Linear to recon (an output).
+  stages.emplace_back();
+  op = mt.next(OpCode::Linear, z, "the decoder Linear");
+  if (!op) return false;
+  if (op->n != S * D || op->residual >= 0) return fail(why, "the decoder Linear does not make the rows");
+  if (!linear(*op, &m.dec)) return bad_act(*op);
+  op = mt.next(OpCode::LayerNorm, op->out, "the decoder's LayerNorm");
+  if (!op) return false;
+  if (spec.tensors[op->in].rows != S || spec.tensors[op->in].cols != D || !norm(*op, &m.dec_norm, D))
+    return fail(why, "the decoder's LayerNorm");
+  stages.emplace_back();
+  op = mt.next(OpCode::Linear, op->out, "the output Linear");
+  if (!op) return false;
+  if (op->k != D || op->n != m.slice || op->residual >= 0) return fail(why, "the output Linear");
+  if (!linear(*op, &m.out)) return bad_act(*op);
+  const int r = op->out;
+  if (!mt.done()) return fail(why, "ops after the output Linear");
+  // The outputs: exactly the latent and recon (the output Linear's rows, or a flat view of them).
+  int outputs = 0;
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const ChainTensor& t = spec.tensors[i];
+    if (t.output < 0) continue;
+    ++outputs;
+    if (mt.root(static_cast<int>(i)) == mt.root(z)) {
+      m.latent_output = t.output, m.latent_elem = t.global;
+    } else if (mt.root(static_cast<int>(i)) == r) {
+      m.recon_output = t.output, m.recon_elem = t.global;
+    } else {
+      return fail(why, "an output other than the latent and the reconstruction: ", t.name);
+    }
+  }
+  if (outputs != 2) return fail(why, outputs, " outputs (the latent and the reconstruction expected)");
+  m.x_elem = xt.global;
+
+  // Sizes the kernel is compiled for.
+  bool shape = false;
+  for (const RtShape& s : kRtShapes) shape |= s.width == D && s.head_dim == m.head_dim;
+  if (!shape) return fail(why, "width ", D, " with head dim ", m.head_dim, " (the kernel is compiled for 64 / 16)");
+  if (S < 1 || S > 16) return fail(why, "sequences of ", S, " rows (up to 16: one MMA tile per sample)");
+  if (m.slice % 16 || m.hidden % 32 || m.latent % 16 || m.latent > 64 || (S * D) % 32)
+    return fail(why, "slice ", m.slice, " (a multiple of 16), hidden ", m.hidden, " (of 32), latent ", m.latent,
+                " (of 16, up to 64)");
+
+  // Stages and shared memory.
+  int64_t off = 0;
+  int slot = 0;
+  m.stages = static_cast<int>(stages.size());
+  for (size_t i = 0; i < stages.size(); ++i) {
+    m.stage_off[i] = off;
+    m.stage_bytes[i] = static_cast<int32_t>(stages[i].size());
+    b.weights.insert(b.weights.end(), stages[i].begin(), stages[i].end());
+    off += static_cast<int64_t>(stages[i].size());
+    slot = std::max(slot, static_cast<int>(stages[i].size()));
+  }
+  m.warps = budget.warps, m.mt = budget.mt, m.spw = 16 * m.mt / S;
+  m.tile = m.warps * m.spw, m.mtiles = (m.tile + 15) / 16;
+  m.floats_count = static_cast<int>(b.floats.size());
+  int at = align_up(m.floats_count * 4, 128);
+  m.slots = at, m.slot_bytes = align_up(slot, 128);
+  at += 2 * m.slot_bytes;
+  m.h_smem = at, m.h_warp_bytes = m.mt * 16 * D * 4;
+  at += m.warps * m.h_warp_bytes;
+  const int split = std::max(1, m.warps / m.mtiles), rows = m.mtiles * 16;
+  if (split * rows * m.latent * 4 <= m.warps * m.h_warp_bytes) {
+    m.scratch_smem = m.h_smem;  // the residual streams are dead while the encoder sums
+  } else {
+    m.scratch_smem = at;
+    at += align_up(split * rows * m.latent * 4, 128);
+  }
+  m.flat_smem = at, m.flat_stride = odd_chunks(S * D * 2);
+  at += align_up(rows * m.flat_stride, 128);
+  m.z_smem = at, m.z_stride = odd_chunks(m.latent * 2);
+  at += align_up(rows * m.z_stride, 128);
+  m.smem_bytes = at;
+  if (at > budget.smem_bytes)
+    return fail(why, "a tile of ", m.tile, " samples needs ", at, " bytes of shared memory, over ", budget.smem_bytes);
+  *result = std::move(b);
+  return true;
+}
+
+}  // namespace ie::sr
