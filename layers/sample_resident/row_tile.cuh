@@ -631,21 +631,22 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
       if (next >= 0) prefetch_stage(a, smem + m.slots + (slot ^ 1) * m.slot_bytes, next);
       dev::cp_async_commit();
       const unsigned char* w = smem + m.slots + slot * m.slot_bytes;
+      // A warp whose samples all lie past the batch (the last tile of a small batch) only keeps the barriers: the
+      // warps that have work get their schedulers to themselves (its rows in the flat buffer stay finite).
+      const bool busy = t.sample0 + t.local0 < a.batch;
       if (st == 0) {
-        t.embed(w);
+        if (busy) t.embed(w);
       } else if (st <= 2 * m.blocks) {
         const RtBlock& b = m.block[(st - 1) >> 1];
-        if ((st & 1) != 0)
-          t.attention(b, w);
-        else
-          t.mlp(b, w);
+        if (busy && (st & 1) != 0) t.attention(b, w);
+        if (busy && (st & 1) == 0) t.mlp(b, w);
       } else if (st == 2 * m.blocks + 1) {
-        t.flatten();
+        if (busy) t.flatten();
         encode<T>(a, m, smem, fl, w, t.sample0);
       } else if (st == 2 * m.blocks + 2) {
         decode<T>(m, smem, fl, w);
       } else {
-        t.output(w);
+        if (busy) t.output(w);
       }
       slot ^= 1;
     }
