@@ -4,16 +4,16 @@
 // Why a second kernel beside the interpreter (sample_resident.cuh): there every step goes through shared memory
 // and a barrier, a product's B fragments are read again for every 16-row unit, and its epilogues' address
 // arithmetic is most of the instructions (lab: 2.6 ms for the SSA at 65536 against a 0.13 ms Tensor Core floor).
-// Here a warp owns `mt` samples, each padded to one 16-row MMA tile (rows past the sequence are zeros, masked as
-// keys, never stored):
+// Here a warp owns mt 16-row MMA tiles into which whole samples are packed one after another (the SSA: 3 samples
+// of 10 rows in 32; rows past the last sample are padding: zero input, a sample of their own, never stored):
 //  - a product's float accumulator (rows g, g + 8; columns 2q, 2q + 1 of each 8-column tile) re-packed in
 //    registers is the next product's A operand, so activations never leave registers between products;
 //  - LayerNorm reduces a row across the 4 lanes of a quad (2 shuffles per statistic);
 //  - RoPE rotates the pair (2q, 2q + 1) that a lane holds;
-//  - attention per head: the scores from q's and k's packed accumulators as A and B, the softmax across the quad,
-//    P as A, v's 8x8 blocks transposed by movmatrix as B;
+//  - attention per head: the scores from q's and k's packed accumulators as A and B over all the warp's rows with
+//    a mask of each row's sample, the softmax across the quad, P as A, v's 8x8 blocks transposed by movmatrix as B;
 //  - each B fragment (16-byte load from a weight slot, laid out in fragment order on the host: no address
-//    arithmetic, no bank conflicts) serves the warp's mt samples;
+//    arithmetic, no bank conflicts) serves the warp's mt tiles;
 //  - the residual stream waits in shared memory in the lanes' own order (float4 per lane, conflict-free) while
 //    q, k, v and the MLP's hidden chunks occupy the registers.
 // The flattening encoder and the decoder (a product over samples, not rows) are CTA-wide: the tile's samples as
