@@ -634,19 +634,20 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
       // A warp whose samples all lie past the batch (the last tile of a small batch) only keeps the barriers: the
       // warps that have work get their schedulers to themselves (its rows in the flat buffer stay finite).
       const bool busy = t.sample0 + t.local0 < a.batch;
+      auto runs = [&](int stage) { return (m.skip >> stage & 1) == 0; };
       if (st == 0) {
-        if (busy) t.embed(w);
+        if (busy && runs(0)) t.embed(w);
       } else if (st <= 2 * m.blocks) {
         const RtBlock& b = m.block[(st - 1) >> 1];
-        if (busy && (st & 1) != 0) t.attention(b, w);
-        if (busy && (st & 1) == 0) t.mlp(b, w);
+        if (busy && (st & 1) != 0 && runs(1)) t.attention(b, w);
+        if (busy && (st & 1) == 0 && runs(2)) t.mlp(b, w);
       } else if (st == 2 * m.blocks + 1) {
-        if (busy) t.flatten();
-        encode<T>(a, m, smem, fl, w, t.sample0);
+        if (busy && runs(3)) t.flatten();
+        if (runs(3)) encode<T>(a, m, smem, fl, w, t.sample0);
       } else if (st == 2 * m.blocks + 2) {
-        decode<T>(m, smem, fl, w);
+        if (runs(4)) decode<T>(m, smem, fl, w);
       } else {
-        if (busy) t.output(w);
+        if (busy && runs(5)) t.output(w);
       }
       slot ^= 1;
     }

@@ -69,6 +69,9 @@ struct RtModel {
   // Global tensors: the input, then the outputs recon and latent, with their element types.
   Elem x_elem = Elem::F32, recon_elem = Elem::F32, latent_elem = Elem::F32;
   int32_t recon_output = 0, latent_output = 1;  // their indices among the chain's outputs
+  // Stages whose work is left out (the lab's attribution; the results are then wrong): bit 0 the embedding, 1 the
+  // attentions, 2 the MLPs, 3 the encoder, 4 the decoder, 5 the output Linear. Barriers and weights still run.
+  int32_t skip = 0;
 };
 
 }  // namespace ie::sr

@@ -66,6 +66,9 @@
 //       short scoreboard 10%, issuing 17%; 16 x 1: barrier 7%, MIO throttle 10%, waits 18%
 //   R4. warps whose samples all lie past the batch skip their row work (they keep the barriers): batch 1,
 //       12 x 1: 0.0305 ms (the interpreter 0.0886); the other batches unchanged (32: 0.0407, 65536 8 x 2: 1.267)
+//   Stage attribution (RtModel::skip, each stage's work left out in turn; 8 x 2 at 65536, 1.273 ms in all):
+//   attentions 0.49 ms, MLPs 0.35, embedding 0.26, output 0.21, encoder 0.13, decoder 0.10 (the differences
+//   overlap: a stage left out also frees its barrier's wait).
 //   The engine picks the CTA shape with the fewest waves of tiles x their relative cost (12 x 1: 1, 16 x 1: 1.31,
 //   8 x 2: 1.79; sample_resident_cuda.cu). Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
@@ -387,7 +390,15 @@ static void drop_kind(Program& p, int drop) {
 }
 
 static void drop_stages(Runner& r, int drop) { drop_kind(r.built.program, drop); }
-static void drop_stages(RtRunner&, int) {}
+static void drop_stages(RtRunner& r, int drop) { r.built.model.skip = drop >= 0 ? 1 << drop : 0; }
+static const char* stage_name(const Runner&, int drop) {
+  const char* kinds[] = {"Load", "Store", "Linear", "LayerNorm", "Attention"};
+  return kinds[drop];
+}
+static const char* stage_name(const RtRunner&, int drop) {
+  const char* stages[] = {"embedding", "attention", "MLP", "encoder", "decoder", "output"};
+  return stages[drop];
+}
 
 template <class T, class R = Runner>
 static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std::mt19937& rng, int drop = -1) {
@@ -427,8 +438,7 @@ static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std
   const double med = ms[ms.size() / 2];
   const double flop = chain_flops_per_sample(spec) * batch;
   const double bytes = batch * (s.seq * s.slice * 2.0 + s.latent) * 4;
-  const char* kinds[] = {"Load", "Store", "Linear", "LayerNorm", "Attention"};
-  if (drop >= 0) std::printf("  without %-9s", kinds[drop]);
+  if (drop >= 0) std::printf("  without %-9s", stage_name(run, drop));
   std::printf(
       "  %-7s %s batch %6lld cfg %3d smem %3d KiB grid %4d: %8.4f ms  %7.1f TFLOP/s (%4.1f%% of %.0f)  %6.0f GB/s\n",
       run.name(), e == Elem::BF16 ? "bf16" : "fp16", static_cast<long long>(batch), run.warps(), run.smem() / 1024,
@@ -534,6 +544,8 @@ int main(int argc, char** argv) {
     for (int w : {82, 122, 161, 121, 42}) time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, b, w, rng);
   }
   time_it<__half, RtRunner>(dev, Elem::F16, 65536, 82, rng);
+  std::printf("row-tile stage attribution (batch 65536, bf16, 8 x 2; each stage's work left out in turn):\n");
+  for (int k = 0; k < 6; ++k) time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, 65536, 82, rng, k);
   if (rt_only) return ok ? 0 : 1;
   for (int w : {10, 8}) time_it<__nv_bfloat16>(dev, Elem::BF16, 65536, w, rng);
   time_it<__half>(dev, Elem::F16, 65536, 16, rng);
