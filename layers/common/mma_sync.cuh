@@ -47,6 +47,14 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t sme
                : "r"(smem_addr));
 }
 
+/// An 8x8 tile of 16-bit elements transposed across the warp: lane l gives row l / 4, elements 2 (l % 4) and
+/// + 1 (one register), and receives the same positions of the transpose (A's layout in, B's layout out).
+__device__ __forceinline__ uint32_t movmatrix_trans(uint32_t a) {
+  uint32_t d;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(d) : "r"(a));
+  return d;
+}
+
 /// lo in the low half, hi in the high half, each rounded to T.
 template <class T>
 __device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {

@@ -170,7 +170,8 @@ __device__ __forceinline__ void save_rows(float* hw, const float (&v)[MT][NT][4]
 #pragma unroll
     for (int j = 0; j < NT; ++j) p[(m * NT + j) * 32] = make_float4(v[m][j][0], v[m][j][1], v[m][j][2], v[m][j][3]);
 }
-template <int MT, int NT>
+// kAdd: the streams are added to v (the residual), else they replace it.
+template <bool kAdd = false, int MT, int NT>
 __device__ __forceinline__ void load_rows(const float* hw, float (&v)[MT][NT][4]) {
   const auto* p = reinterpret_cast<const float4*>(hw) + lane_id();
 #pragma unroll
@@ -178,18 +179,11 @@ __device__ __forceinline__ void load_rows(const float* hw, float (&v)[MT][NT][4]
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
       const float4 t = p[(m * NT + j) * 32];
-      v[m][j][0] = t.x, v[m][j][1] = t.y, v[m][j][2] = t.z, v[m][j][3] = t.w;
-    }
-}
-template <int MT, int NT>
-__device__ __forceinline__ void add_rows(float (&v)[MT][NT][4], const float* hw) {
-  const auto* p = reinterpret_cast<const float4*>(hw) + lane_id();
-#pragma unroll
-  for (int m = 0; m < MT; ++m)
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      const float4 t = p[(m * NT + j) * 32];
-      v[m][j][0] += t.x, v[m][j][1] += t.y, v[m][j][2] += t.z, v[m][j][3] += t.w;
+      if constexpr (kAdd) {
+        v[m][j][0] += t.x, v[m][j][1] += t.y, v[m][j][2] += t.z, v[m][j][3] += t.w;
+      } else {
+        v[m][j][0] = t.x, v[m][j][1] = t.y, v[m][j][2] = t.z, v[m][j][3] = t.w;
+      }
     }
 }
 
@@ -221,12 +215,6 @@ __device__ __forceinline__ void rope_rows(float (&acc)[MT][NT][4], const float* 
         acc[m][j][2 * h + 1] = x0 * s + x1 * c;
       }
   }
-}
-
-__device__ __forceinline__ uint32_t transpose8x8(uint32_t a) {
-  uint32_t d;
-  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(d) : "r"(a));
-  return d;
 }
 
 // Attention of query tile t's rows: y (packed, as the projection's A operand) from q (packed accumulator) and the
@@ -408,8 +396,8 @@ struct Tile {
       for (int t = 0; t < MT; ++t)
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
-          vt[t][j][0] = transpose8x8(dev::pack_pair<T>(acc[t][j][0], acc[t][j][1]));
-          vt[t][j][1] = transpose8x8(dev::pack_pair<T>(acc[t][j][2], acc[t][j][3]));
+          vt[t][j][0] = dev::movmatrix_trans(dev::pack_pair<T>(acc[t][j][0], acc[t][j][1]));
+          vt[t][j][1] = dev::movmatrix_trans(dev::pack_pair<T>(acc[t][j][2], acc[t][j][3]));
         }
     }
     uint32_t yp[MT][KT][4];
@@ -420,7 +408,7 @@ struct Tile {
     bias_init(acc, f, b.proj, 0);
     mma_rows<T, MT, KT, NT / 2>(acc, yp, w + b.proj.w, KT, 0, 0);
     activate(acc, b.proj.act);
-    add_rows(acc, hw);
+    load_rows<true>(hw, acc);
     save_rows(hw, acc);
   }
 
@@ -442,7 +430,7 @@ struct Tile {
       mma_rows<T, MT, 2, NT / 2>(out, up, w + b.fc2.w, kf, 0, 2 * c);
     }
     activate(out, b.fc2.act);
-    add_rows(out, hw);
+    load_rows<true>(hw, out);
     save_rows(hw, out);
   }
 
