@@ -113,6 +113,7 @@ struct StackedPlan {
   int jr;                              // input rows per (input channel, row block): dy + r - 1
   int kwords, ksteps;                  // K in words, and in MMA k-steps of 8 words
   int nw;                              // n-tiles (8 conv columns) per work unit
+  int share;                           // shared-rows plans: conv rows per unit sharing their B loads (else 0)
   int reg_pool;                        // 1: pooled in registers (see reg_pool_steps); 0: through the conv tile
   int rpu;                             // row blocks per work unit (a pool window's rows, when pooled in registers)
   int log2w;                           // reg_pool: log2 of the pool window (= stride)
@@ -214,12 +215,26 @@ inline std::string stacked_unsupported(const ConvPoolShape& s, Variant v) {
   return "";
 }
 
+// Shared rows (see shared_rows_mma): one M tile of channels (k 9..16), the pool window's R = 2 or 4 conv rows
+// computed together, kernel rows padded to 8 taps (one 4-word half k-step per input row) so that A shifted by a
+// conv row is a re-indexing of registers; the weights of up to 4 input channels stay in registers.
+inline std::string shared_rows_unsupported(const ConvPoolShape& s, Variant v) {
+  if (v != Variant::kMmaBf16 && v != Variant::kMmaF16) return "shared rows run on bf16/fp16 Tensor Cores only";
+  if (stacked_kp(s.k) != 16) return "shared rows need 9 to 16 output channels";
+  if (s.r != 5 && s.r != 7) return "shared rows need a 5x5 or 7x7 kernel";
+  if (s.c > 4) return "shared rows keep the weights of 4 input channels at most";
+  const int win = s.pool_window ? s.pool_window : 1, ps = s.pool_window ? s.pool_stride : 1;
+  if (win != ps || (win != 2 && win != 4)) return "shared rows need a 2x2 or 4x4 pool with its own stride";
+  return "";
+}
+
 // Picks the tile for a shape, variant and configuration; false (with the reason) when the stacked kernel does not
 // take the shape or one pooled output's tile does not fit in `smem_limit` bytes.
-// in_bytes: the input's element size (the prefetch buffer's size; 4 covers every type).
+// in_bytes: the input's element size (the prefetch buffer's size; 4 covers every type). share: a shared-rows plan
+// (its own weight layout: stacked_pack_weights with share).
 inline bool make_stacked_plan(const ConvPoolShape& s, Variant v, int nw, int target_pixels, int smem_limit,
-                              StackedPlan* out, std::string* why, int in_bytes = 4) {
-  const std::string no = stacked_unsupported(s, v);
+                              StackedPlan* out, std::string* why, int in_bytes = 4, bool share = false) {
+  const std::string no = share ? shared_rows_unsupported(s, v) : stacked_unsupported(s, v);
   if (!no.empty()) {
     if (why) *why = no;
     return false;
@@ -228,17 +243,18 @@ inline bool make_stacked_plan(const ConvPoolShape& s, Variant v, int nw, int tar
   set_conv_sizes(s, p);
   p.e = v == Variant::kTf32 ? 1 : 2;
   p.in_bytes = in_bytes;
-  p.rp = round_up(s.r, p.e);
+  p.rp = share ? 8 : round_up(s.r, p.e);
   p.kp = stacked_kp(s.k);
   p.dy = 16 / p.kp;
   p.log2kp = log2_exact(p.kp);
-  p.jr = p.dy + s.r - 1;
+  p.jr = share ? 8 : p.dy + s.r - 1;  // shared rows: A_0 holds kernel rows 0..7 per input channel
   p.kwords = s.c * p.jr * p.rp / p.e;
   p.ksteps = ceil_div(p.kwords, 8);
   p.nw = nw;
   p.reg_pool = p.win == p.ps && (p.win == 1 || p.win == 2 || p.win == 4 || p.win == 8);
   p.rpu = 1;
   if (p.reg_pool) reg_pool_steps(p);
+  p.share = share ? p.rpu : 0;
   // Prefer bands whose conv rows fill whole units (conv1: an even number of pooled rows).
   TileSize ts = first_tile(p.n, p.ph, p.pw, p.win, p.ps, target_pixels, p.dy * p.rpu);
   if (!shrink_to_fit(
@@ -326,11 +342,13 @@ struct BandRun {
   const TIn* src;
   int len;
 };
+// Band seg is plane n0 * c + seg of the input (gi * c + ci = seg): no division, and it exists while
+// seg < (n - n0) * c. (Every thread computes every band: with a division it cost conv2 5% of its instructions.)
 template <class TIn>
 __host__ __device__ inline BandRun<TIn> stacked_band(const StackedPlan& p, const TIn* x, const TileCoord& t, int seg) {
-  const int gi = p.div_c.div(seg), ci = p.div_c.mod(seg, gi), img = t.n0 + gi;
-  if (img >= p.n) return {x, 0};
-  return {x + ((static_cast<size_t>(img) * p.c + ci) * p.h + t.y0) * p.w, imin(p.irb, p.h - t.y0) * p.w};
+  const int left = p.n - t.n0;  // images from n0 on (seg < g * c: no overflow once left < g)
+  if (left < p.g && seg >= left * p.c) return {x, 0};
+  return {x + ((static_cast<size_t>(t.n0) * p.c + seg) * p.h + t.y0) * p.w, imin(p.irb, p.h - t.y0) * p.w};
 }
 
 // Flat staging (p.flat): staged word i of channel band (gi, ci) is built from elements i, i + 1 (e = 2) or i
@@ -535,17 +553,17 @@ inline float stacked_weight(const StackedPlan& p, const float* w, int m, int k) 
 }
 
 // The packed layout depends on the shape and variant only (not the batch or tile).
-inline StackedPlan stacked_weight_plan(const ConvPoolShape& s, Variant v) {
+inline StackedPlan stacked_weight_plan(const ConvPoolShape& s, Variant v, bool share = false) {
   StackedPlan p{};
   std::string why;
   ConvPoolShape one = s;
   one.n = 1;
-  make_stacked_plan(one, v, 1, 1, 1 << 30, &p, &why);
+  make_stacked_plan(one, v, 1, 1, 1 << 30, &p, &why, 4, share);
   return p;
 }
 
-inline size_t stacked_weight_bytes(const ConvPoolShape& s, Variant v) {
-  return static_cast<size_t>(stacked_weight_plan(s, v).ksteps) * 32 * 16;
+inline size_t stacked_weight_bytes(const ConvPoolShape& s, Variant v, bool share = false) {
+  return static_cast<size_t>(stacked_weight_plan(s, v, share).ksteps) * 32 * 16;
 }
 
 // One uint4 per (k-step, lane): the lane's A registers {row g word t, row g+8 word t, row g word t+4, row g+8 word
@@ -566,9 +584,9 @@ inline void stacked_pack_words(const StackedPlan& p, const float* w, uint4* out)
     }
 }
 
-// Writes stacked_weight_bytes(s, v) bytes to `out` (host memory; upload it 16-byte aligned).
-inline void stacked_pack_weights(const ConvPoolShape& s, Variant v, const float* w, void* out) {
-  const StackedPlan p = stacked_weight_plan(s, v);
+// Writes stacked_weight_bytes(s, v, share) bytes to `out` (host memory; upload it 16-byte aligned).
+inline void stacked_pack_weights(const ConvPoolShape& s, Variant v, const float* w, void* out, bool share = false) {
+  const StackedPlan p = stacked_weight_plan(s, v, share);
   uint4* o = static_cast<uint4*>(out);
   if (v == Variant::kTf32)
     stacked_pack_words<WordTf32>(p, w, o);
@@ -619,6 +637,57 @@ __device__ __forceinline__ void stacked_mma(const StackedPlan& p, const uint32_t
       FUSED_CONV_UNROLL
       for (int j = 0; j < NW; ++j) Word::mma(acc[j], a[ks], make_uint2(b0[8 * j], b1[8 * j]));
     }
+  }
+}
+
+// Shared rows: conv rows d = 0..R-1 of a unit (a pool window's rows, one channel M tile each) at once. Their
+// input rows overlap (R + r - 1 rows feed R x r row products), so a B fragment (input rows i, i + 1 of channel ci,
+// 8 pixels) is loaded once for the conv rows of one parity: conv row d = par + 2e meets kernel rows
+// (i - d, i + 1 - d), and with i = par + 2s that is the row pair s - e of the unpadded weights A_0 (8 taps per
+// row, 2 rows per k-step), one of its k-steps as it sits in registers. (Shifting A by a single row instead, so
+// that all R rows share each fragment, re-pairs registers: ptxas then copied every A operand into an aligned
+// quad, 3K moves per image, slower than loading the fragments twice.) Products of pairs that meet no kernel row
+// are not issued; the last odd-parity pair's second row lies past the unit and is not loaded (zero).
+// Per channel and n-tile (R = 4, r = 7): 19 LDS.32 for 16 MMAs, against 28 for 14 one row at a time.
+template <class Word, int KS, int NW, int R, int JK>
+__device__ __forceinline__ void shared_rows_mma(const StackedPlan& p, const uint32_t (&a)[KS][4], const uint32_t* row,
+                                                float (&pm)[NW][4]) {
+  constexpr int kR = 2 * JK - R + 1;  // the kernel's rows (odd)
+  constexpr int kQ = (kR + 1) / 2;    // row pairs of A_0 (k-steps per input channel that hold weights)
+  float acc[R][NW][4];
+  FUSED_CONV_UNROLL
+  for (int d = 0; d < R; ++d) FUSED_CONV_UNROLL
+  for (int j = 0; j < NW; ++j) acc[d][j][0] = acc[d][j][1] = acc[d][j][2] = acc[d][j][3] = 0.f;
+  FUSED_CONV_UNROLL
+  for (int par = 0; par < 2; ++par) FUSED_CONV_UNROLL
+  for (int ci = 0; ci < KS / 4; ++ci) {
+    if (ci == 0 || ci < p.c) {
+      const uint32_t* band = row + ci * p.plane + par * p.ws;
+      FUSED_CONV_UNROLL
+      for (int s = 0; s < JK; ++s) {
+        const uint32_t* r0 = band + 2 * s * p.ws;
+        const uint32_t* r1 = r0 + p.ws;
+        const bool second = par == 0 || s + 1 < JK;  // input row par + 2s + 1 lies inside the unit
+        uint2 b[NW];
+        FUSED_CONV_UNROLL
+        for (int j = 0; j < NW; ++j) b[j] = make_uint2(r0[8 * j], second ? r1[8 * j] : 0u);
+        FUSED_CONV_UNROLL
+        for (int e = 0; 2 * e + par < R; ++e) {
+          const int q = s - e;  // the A_0 row pair conv row par + 2e meets
+          if (q < 0 || q >= kQ) continue;
+          FUSED_CONV_UNROLL
+          for (int j = 0; j < NW; ++j) Word::mma(acc[2 * e + par][j], a[ci * 4 + q], b[j]);
+        }
+      }
+    }
+  }
+  FUSED_CONV_UNROLL
+  for (int j = 0; j < NW; ++j) FUSED_CONV_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    float m = acc[0][j][i];
+    FUSED_CONV_UNROLL
+    for (int d = 1; d < R; ++d) m = nan_max(m, acc[d][j][i]);
+    pm[j][i] = m;
   }
 }
 
@@ -673,15 +742,28 @@ __device__ __forceinline__ void unpooled_epilogue(const PoolDst<TOut>& dst, int 
 
 // kMode: 0 pools through the conv tile in shared memory; 1 pools in registers, one row block per unit (no
 // running max: its registers go to occupancy); 2 pools in registers over p.rpu row blocks.
-template <int kMode, int KS, int kWarps, int kMinBlocks>
+// Shared rows hold R accumulator sets beside the weights: about 168 registers (3 CTAs of 4 warps per SM), unless
+// the configuration names its own kShareMinBlocks.
+template <class Cfg, class = void>
+struct ShareMinBlocks {
+  static constexpr int value = 65536 / (Cfg::kWarps * 32 * 168) > 0 ? 65536 / (Cfg::kWarps * 32 * 168) : 1;
+};
+template <class Cfg>
+struct ShareMinBlocks<Cfg, std::void_t<decltype(Cfg::kShareMinBlocks)>> {
+  static constexpr int value = Cfg::kShareMinBlocks;
+};
+
+template <class Cfg, int kMode, int KS, int kShareR>
 constexpr int stacked_min_blocks() {
   // KS = 16 (64 weight registers): 128 registers per thread for 4-warp CTAs; 8-warp ones spilled at 128 (two
   // accumulator sets), so they take 255. KS = 8: kMinBlocks, one more without the running max (kMode 1).
-  return KS > 8 ? (kWarps <= 4 ? kMinBlocks : 1) : kMode == 1 ? kMinBlocks + 1 : kMinBlocks;
+  if (kShareR > 0) return ShareMinBlocks<Cfg>::value;
+  return KS > 8 ? (Cfg::kWarps <= 4 ? Cfg::kMinBlocks : 1) : kMode == 1 ? Cfg::kMinBlocks + 1 : Cfg::kMinBlocks;
 }
 
-template <class Cfg, class Word, class TIn, class TOut, int KS, int kMode>
-__global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<kMode, KS, Cfg::kWarps, Cfg::kMinBlocks>())
+// kShareR > 0: a shared-rows plan (p.share == kShareR, JK = kJK; see shared_rows_mma), pooled in registers.
+template <class Cfg, class Word, class TIn, class TOut, int KS, int kMode, int kShareR = 0, int kJK = 0>
+__global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<Cfg, kMode, KS, kShareR>())
     fused_conv_stacked_kernel(const StackedPlan p, const TIn* __restrict__ x, const uint4* __restrict__ wpk,
                               const float* __restrict__ bias, TOut* __restrict__ y) {
   constexpr int kThreads = Cfg::kWarps * 32, NW = Cfg::kNW;
@@ -735,8 +817,12 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<kMode, KS
       for (int q = 0; q < p.groups; ++q) {
         const int col0 = q * NW * 8;
         float pm[NW][4];
-        stacked_mma<Word, KS, NW>(p, a, s_kofs, in + su.base + col0, lane, pm);
-        for (int rr = 1; kMode != 1 && rr < p.rpu; ++rr) {  // a window over several row blocks: running max
+        if constexpr (kShareR > 0)
+          shared_rows_mma<Word, KS, NW, kShareR, kJK>(p, a, in + su.base + col0 + 2 * (lane & 3), pm);
+        else
+          stacked_mma<Word, KS, NW>(p, a, s_kofs, in + su.base + col0, lane, pm);
+        for (int rr = 1; kMode != 1 && kShareR == 0 && rr < p.rpu;
+             ++rr) {  // a window over several row blocks: running max
           float acc[NW][4];
           stacked_mma<Word, KS, NW>(p, a, s_kofs, in + su.base + col0 + rr * p.dy * p.ws, lane, acc);
           FUSED_CONV_UNROLL
@@ -767,10 +853,10 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<kMode, KS
   }
 }
 
-template <class Cfg, class Word, class TIn, class TOut, int KS, int kMode>
+template <class Cfg, class Word, class TIn, class TOut, int KS, int kMode, int kShareR = 0, int kJK = 0>
 cudaError_t launch_stacked_ks(const StackedPlan& p, const TIn* x, const uint4* w, const float* bias, TOut* y,
                               cudaStream_t stream) {
-  auto kernel = fused_conv_stacked_kernel<Cfg, Word, TIn, TOut, KS, kMode>;
+  auto kernel = fused_conv_stacked_kernel<Cfg, Word, TIn, TOut, KS, kMode, kShareR, kJK>;
   DeviceLimits d;
   int per_sm = 0;
   cudaError_t err = device_limits(&d);
@@ -787,7 +873,8 @@ cudaError_t launch_stacked_ks(const StackedPlan& p, const TIn* x, const uint4* w
 template <class Cfg, class Word, class TIn, class TOut>
 cudaError_t launch_fused_conv_stacked(const StackedPlan& plan, const TIn* x, const void* packed_w, const float* bias,
                                       TOut* y, cudaStream_t stream) {
-  if (plan.nw != Cfg::kNW || plan.ksteps > kStackedMaxKSteps || plan.e != Word::kE) return cudaErrorInvalidValue;
+  if (plan.nw != Cfg::kNW || plan.ksteps > kStackedMaxKSteps || plan.e != Word::kE || plan.share)
+    return cudaErrorInvalidValue;
   StackedPlan p = plan;
   // The prefetch copies whole 16-byte chunks from the boundary before each band: x must start on one (a band's
   // chunk then never reaches before it), and the raw buffer must have been sized for TIn.
@@ -803,18 +890,53 @@ cudaError_t launch_fused_conv_stacked(const StackedPlan& plan, const TIn* x, con
                      : launch_stacked_ks<Cfg, Word, TIn, TOut, 16, 2>(p, x, w, bias, y, stream);
 }
 
-// The same, planning for the current device first (the lab's entry point).
+// A shared-rows plan (make_stacked_plan with share; weights packed with share): the kernel's template for its
+// window rows R and row pairs JK = (R + r - 1) / 2.
+template <class Cfg, class Word, class TIn, class TOut>
+cudaError_t launch_fused_conv_shared_rows(const StackedPlan& plan, const TIn* x, const void* packed_w,
+                                          const float* bias, TOut* y, cudaStream_t stream) {
+  if (plan.nw != Cfg::kNW || plan.ksteps > kStackedMaxKSteps || plan.e != Word::kE || !plan.share ||
+      plan.share != plan.rpu || !plan.reg_pool)
+    return cudaErrorInvalidValue;
+  StackedPlan p = plan;
+  if ((reinterpret_cast<uintptr_t>(x) & 15) != 0 || p.in_bytes < static_cast<int>(sizeof(TIn))) p.prefetch = 0;
+  const uint4* w = static_cast<const uint4*>(packed_w);
+  const int jk = (p.share + p.r - 1) / 2;
+  if (p.share == 4 && jk == 5) return launch_stacked_ks<Cfg, Word, TIn, TOut, 16, 2, 4, 5>(p, x, w, bias, y, stream);
+  if (p.share == 4 && jk == 4) return launch_stacked_ks<Cfg, Word, TIn, TOut, 16, 2, 4, 4>(p, x, w, bias, y, stream);
+  if (p.share == 2 && jk == 4) return launch_stacked_ks<Cfg, Word, TIn, TOut, 16, 2, 2, 4>(p, x, w, bias, y, stream);
+  if (p.share == 2 && jk == 3) return launch_stacked_ks<Cfg, Word, TIn, TOut, 16, 2, 2, 3>(p, x, w, bias, y, stream);
+  return cudaErrorInvalidValue;
+}
+
+// Plans a shape for the current device (the lab's entry points below); cudaErrorInvalidValue when the kernel
+// does not take it.
+template <class Cfg, class TIn>
+cudaError_t plan_stacked_here(const ConvPoolShape& s, Variant v, bool share, StackedPlan* p) {
+  DeviceLimits d;
+  if (cudaError_t err = device_limits(&d)) return err;
+  std::string why;
+  if (!supported(s, &why, d.smem_optin) ||
+      !make_stacked_plan(s, v, Cfg::kNW, Cfg::kTargetPixels, d.smem_optin, p, &why, sizeof(TIn), share))
+    return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+// The same, planning for the current device first.
 template <class Cfg, class Word, class TIn, class TOut>
 cudaError_t launch_fused_conv_stacked(const ConvPoolShape& s, Variant v, const TIn* x, const void* packed_w,
                                       const float* bias, TOut* y, cudaStream_t stream) {
-  DeviceLimits d;
-  if (cudaError_t err = device_limits(&d)) return err;
   StackedPlan p;
-  std::string why;
-  if (!supported(s, &why, d.smem_optin) ||
-      !make_stacked_plan(s, v, Cfg::kNW, Cfg::kTargetPixels, d.smem_optin, &p, &why, sizeof(TIn)))
-    return cudaErrorInvalidValue;
+  if (cudaError_t err = plan_stacked_here<Cfg, TIn>(s, v, false, &p)) return err;
   return launch_fused_conv_stacked<Cfg, Word, TIn, TOut>(p, x, packed_w, bias, y, stream);
+}
+
+template <class Cfg, class Word, class TIn, class TOut>
+cudaError_t launch_fused_conv_shared_rows(const ConvPoolShape& s, Variant v, const TIn* x, const void* packed_w,
+                                          const float* bias, TOut* y, cudaStream_t stream) {
+  StackedPlan p;
+  if (cudaError_t err = plan_stacked_here<Cfg, TIn>(s, v, true, &p)) return err;
+  return launch_fused_conv_shared_rows<Cfg, Word, TIn, TOut>(p, x, packed_w, bias, y, stream);
 }
 
 #endif  // __CUDACC__

@@ -251,6 +251,73 @@ TEST_CASE("cuda FusedConv: every stacked configuration matches the CPU in every 
     }
 }
 
+// The shared-rows plans (a pool window's conv rows computed together from shared B loads): 9..16 channels, 5x5
+// or 7x7 kernels, 2x2 or 4x4 pools, up to 4 input channels; other shapes are declined. Each configuration forced
+// on odd batches, padding (row staging) and none (flat staging), and a NaN kept inside its image.
+TEST_CASE("cuda FusedConv: every shared-rows configuration matches the CPU in fp16 and bf16") {
+  IE_REQUIRE_GPU();
+  struct SharedCase {
+    FusedCase c;
+    bool taken;
+  };
+  const std::vector<SharedCase> cases = {
+      {{{1, 4, 40, 40}, 16, 7, 0, 4, 4}, true},     // conv2, batch 1
+      {{{1001, 4, 40, 40}, 16, 7, 0, 4, 4}, true},  // conv2, odd large batch
+      {{{5, 3, 23, 27}, 12, 5, 0, 4, 4}, true},     // 5x5, pool 4 with a floor
+      {{{3, 1, 19, 21}, 9, 5, 2, 2, 2}, true},      // pool 2, padding 2
+      {{{2, 2, 30, 26}, 10, 7, 3, 4, 4}, true},     // 7x7 with padding 3
+      {{{2, 1, 86, 86}, 4, 7, 0, 2, 2}, false},     // conv1: 4 channels
+      {{{2, 5, 20, 20}, 16, 5, 0, 2, 2}, false},    // 5 input channels
+      {{{2, 2, 20, 21}, 16, 3, 1, 2, 2}, false},    // 3x3
+      {{{2, 1, 17, 19}, 12, 5, 2, 0, 0}, false},    // no pool
+  };
+  for (Precision p : {Precision::bf16, Precision::fp16})
+    for (const SharedCase& sc : cases) {
+      const FusedCase& c = sc.c;
+      const std::string what = describe(c);
+      std::vector<Tensor> in = inputs_of(c, what);
+      if (sc.taken && c.x[0] > 1) in[0].data_as<float>()[in[0].numel() / c.x[0] + 7] = NAN;  // image 1 only
+      const Graph g = graph_of(c, in, "shared");
+      const std::vector<Tensor> want = run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}});
+      for (const char* config : {"shr_w4_n4_px1024", "shr_w4_n4_px512"}) {
+        INFO(what, " in ", precision_name(p), " with ", config);
+        ScopedEnv env("IE_FUSED_CONV_CONFIG", config);
+        if (!sc.taken) {  // declined: another kernel set, the node's parts, or no kernel (pooled, nothing else)
+          std::string set;
+          try {
+            set = served_by(g, c.x, p);
+          } catch (const Error&) {
+            continue;
+          }
+          CHECK(set != kernel_set::kCuda);
+          continue;
+        }
+        CHECK(served_by(g, c.x, p) == kernel_set::kCuda);
+        const std::vector<Tensor> got = run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", in[0]}});
+        if (c.x[0] == 1) {
+          check_outputs_match(got, want, tolerance_of(p));
+          continue;
+        }
+        // NaN wherever the CPU has NaN and in image 1 only (zero weights of padded taps may carry it one output
+        // further, as in every stacked plan), then finite inputs within the mode's tolerance
+        const Tensor y = convert_floats(got[0], DType::Float32), ref = convert_floats(want[0], DType::Float32);
+        const int64_t per_image = y.numel() / c.x[0];
+        int64_t nan_lost = 0, nan_outside = 0;
+        for (int64_t i = 0; i < y.numel(); ++i) {
+          const bool a = std::isnan(y.data_as<float>()[i]), b = std::isnan(ref.data_as<float>()[i]);
+          nan_lost += b && !a;
+          nan_outside += a && i / per_image != 1;
+        }
+        CHECK(nan_lost == 0);
+        CHECK(nan_outside == 0);
+        std::vector<Tensor> finite_in = inputs_of(c, what);
+        const Graph g2 = graph_of(c, finite_in, "shared_finite");
+        check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g2, {{"x", finite_in[0]}}),
+                            run_graph_on(Path{kernel_set::kCpu}, g2, {{"x", finite_in[0]}}), tolerance_of(p));
+      }
+    }
+}
+
 // A NaN in the input reaches the pooled outputs over it (max and ReLU keep NaN, as the unfused ops do) and no other
 // image's outputs.
 TEST_CASE("cuda FusedConv keeps NaN through the pool and ReLU in every configuration") {

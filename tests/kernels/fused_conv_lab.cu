@@ -88,14 +88,27 @@
 //       (96, 1176 bytes) 0.523 and w4_n2 at 102 (96, 160 bytes) 0.459 against 0.343. Occupancy is not the lever
 //       while the weights stay in registers.
 //   Batch 1 after the prefetch: conv1 w5_n5 0.0090 ms, conv2 w8_n4 0.0116 / w4_n4_px512 0.0118.
-// Next steps worth measuring (not done): register reuse of B fragments across conv rows in conv2 (an input row
-// pair feeds 4 conv rows of the pool window with the weights of different tap rows: 20 instead of 56 B loads,
-// but 128 weight registers); ldmatrix on shifted copies of the input rows (one instruction per two MMAs instead
-// of four LDS.32); conv1 + conv2 in one kernel (the 4x40x40 map stays on chip); wgmma for conv2 (its M = 16
-// channels only fills wgmma's M = 64 with 4 stacked rows); NT=3/6 instantiations (k=20 and k=48 now pad to 32
-// and 64 channels).
-// Known limit: the padded taps of odd kernels and the K padding multiply zero weights by real (finite) inputs;
-// an Inf or NaN in the input can therefore also reach the outputs right beside its receptive field.
+//     + band pointers without a division (plane n0 * c + seg): conv1 f32->bf16 0.315 -> 0.307, bf16 0.294 ->
+//       0.291; conv2 w4_n4 0.344 -> 0.338.
+// - shared rows (make_stacked_plan with share, shared_rows_mma; k 9..16, r 5 or 7, c <= 4, 2x2/4x4 pools): the
+//   pool window's R conv rows computed together so that each B fragment feeds several of them. Weights padded to
+//   8 taps x 8 rows per input channel (A_0, 64 registers for c = 4). H200, conv2, batch 10000, bf16 (ms):
+//     stk_w4_n4_px1024 (one row block at a time, running max)            0.338   [15.5K instructions per image]
+//     v1: all R rows share each fragment, A shifted by one row =        0.299 (w4_n2), 0.306 (w4_n4) [13.5K]
+//         A_0's registers re-paired: ptxas copied each A operand into an aligned quad (line profile: the MMA
+//         line 38% of instructions for 16% HMMA)
+//     v2: rows of one parity share (shift by whole k-steps: A_0's quads as they are), the fragments loaded
+//         once per parity (19 LDS.32 per 16 MMAs and channel against v1's 10)  0.288 (w4_n4), 0.290 (w4_n2) [12.6K]
+//     register caps (same call): w4_n4 at 168 (3 CTAs/SM, 44 bytes spilled) 0.288, at 205 (2 CTAs) 0.331, at
+//     128 (4 CTAs, 508 bytes spilled) 0.428; w8_n4 0.392; w4_n4_px512 0.345. Batch 1: w4_n4_px512 0.0092
+//     against stk 0.0117. Still latency-bound: 8-12 warps per SM, issue 0.41 per cycle and scheduler, "wait"
+//     the top stall (ncu, v1 at 2 CTAs/SM); the MMA loop is now 49% of instructions, staging, prefetch and
+//     epilogue the rest.
+// Next steps worth measuring (not done): ldmatrix on shifted copies of the input rows (one instruction per two
+// MMAs instead of four LDS.32); conv1 + conv2 in one kernel (the 4x40x40 map stays on chip); wgmma for conv2 (its M =
+// 16 channels only fills wgmma's M = 64 with 4 stacked rows); NT=3/6 instantiations (k=20 and k=48 now pad to 32 and 64
+// channels). Known limit: the padded taps of odd kernels and the K padding multiply zero weights by real (finite)
+// inputs; an Inf or NaN in the input can therefore also reach the outputs right beside its receptive field.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -108,6 +121,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "layers/fused_conv/fused_conv_cuda.cuh"
@@ -134,6 +148,14 @@ struct StackedW4N4Occ {  // conv2 with 5 CTAs per SM (102 registers at most, 64 
 struct StackedW4N2Occ {  // conv2, 8 fewer accumulators, 5 CTAs per SM
   static constexpr const char* kName = "stk_w4_n2_px1024_occ";
   static constexpr int kWarps = 4, kNW = 2, kTargetPixels = 1024, kMinBlocks = 5;
+};
+struct SharedW4N4Two {  // shared rows with 2 CTAs per SM: no register cap below 255 (3 CTAs: 168, 44 bytes spilled)
+  static constexpr const char* kName = "stk_w4_n4_px1024_s2";
+  static constexpr int kWarps = 4, kNW = 4, kTargetPixels = 1024, kMinBlocks = 4, kShareMinBlocks = 2;
+};
+struct SharedW4N4Four {  // shared rows with 4 CTAs per SM (128 registers)
+  static constexpr const char* kName = "stk_w4_n4_px1024_s4";
+  static constexpr int kWarps = 4, kNW = 4, kTargetPixels = 1024, kMinBlocks = 4, kShareMinBlocks = 4;
 };
 }  // namespace lab_cfg
 
@@ -162,6 +184,11 @@ std::vector<Case> validation_cases() {
       {"c2_9x300_k8_r4_p1_pool2_colblocks", {3, 2, 9, 300, 8, 4, 1, 2, 2}},
       {"c16_20x20_k64_r7_p3_pool2_maxrange", {3, 16, 20, 20, 64, 7, 3, 2, 2}},
       {"c1_5x6_k1_r3_nopool_tiny", {5, 1, 5, 6, 1, 3, 0, 0, 0}},
+      // shared rows: channels 9..16, 5x5 / 7x7, 2x2 / 4x4 pools, 1..4 input channels, padding, odd sizes
+      {"c3_23x27_k12_r5_pool4", {7, 3, 23, 27, 12, 5, 0, 4, 4}},
+      {"c1_19x21_k9_r5_p2_pool2", {7, 1, 19, 21, 9, 5, 2, 2, 2}},
+      {"c2_30x26_k10_r7_p3_pool4", {7, 2, 30, 26, 10, 7, 3, 4, 4}},
+      {"c4_41x37_k16_r7_pool4_floor", {1001, 4, 41, 37, 16, 7, 0, 4, 4}},
   };
 }
 
@@ -770,6 +797,7 @@ struct Run {
   DT tin, tout;
   LaunchFn launch;
   bool stacked = false;  // the stacked kernel (fused_conv_stacked.cuh): its own weight layout and range
+  bool share = false;    // ... its shared-rows plans (shared_rows_mma): their own weight layout and range
 };
 
 template <Variant V, class Cfg, class TIn, class TOut>
@@ -789,6 +817,24 @@ cudaError_t launch_stacked_erased(const ConvPoolShape& s, const void* x, const v
 template <Variant V, class Cfg, class TIn, class TOut>
 Run make_stacked_run(const char* name) {
   return {V, name, Cfg::kName, dt_of<TIn>(), dt_of<TOut>(), &launch_stacked_erased<V, Cfg, TIn, TOut>, true};
+}
+
+template <Variant V, class Cfg, class TIn, class TOut>
+cudaError_t launch_shared_rows_erased(const ConvPoolShape& s, const void* x, const void* w, const float* b, void* y,
+                                      cudaStream_t st) {
+  using Word = std::conditional_t<V == Variant::kMmaF16, fc::WordF16, fc::WordBf16>;
+  return fc::launch_fused_conv_shared_rows<Cfg, Word, TIn, TOut>(s, V, static_cast<const TIn*>(x), w, b,
+                                                                 static_cast<TOut*>(y), st);
+}
+
+template <Variant V, class Cfg, class TIn, class TOut>
+Run make_shared_rows_run(const char* name) {
+  return {V, name, Cfg::kName, dt_of<TIn>(), dt_of<TOut>(), &launch_shared_rows_erased<V, Cfg, TIn, TOut>, true, true};
+}
+
+// Whether a stacked run takes the shape ("" when it does).
+std::string stacked_run_unsupported(const ConvPoolShape& s, const Run& r) {
+  return r.share ? fc::shared_rows_unsupported(s, r.v) : fc::stacked_unsupported(s, r.v);
 }
 
 std::vector<Run> all_runs() {
@@ -831,6 +877,15 @@ std::vector<Run> all_runs() {
       make_stacked_run<Variant::kMmaF16, fc::StackedW8N4, __half, __half>("stk_f16"),
       make_stacked_run<Variant::kTf32, fc::StackedW8N5, float, float>("stk_tf32"),
       make_stacked_run<Variant::kTf32, fc::StackedW8N4, float, float>("stk_tf32"),
+      make_shared_rows_run<Variant::kMmaBf16, fc::StackedW4N4, bf16, bf16>("shr_bf16"),
+      make_shared_rows_run<Variant::kMmaBf16, fc::StackedW4N2, bf16, bf16>("shr_bf16"),
+      make_shared_rows_run<Variant::kMmaBf16, fc::StackedW8N4, bf16, bf16>("shr_bf16"),
+      make_shared_rows_run<Variant::kMmaBf16, fc::StackedW4N4Small, bf16, bf16>("shr_bf16"),
+      make_shared_rows_run<Variant::kMmaBf16, lab_cfg::SharedW4N4Two, bf16, bf16>("shr_bf16"),
+      make_shared_rows_run<Variant::kMmaBf16, lab_cfg::SharedW4N4Four, bf16, bf16>("shr_bf16"),
+      make_shared_rows_run<Variant::kMmaBf16, fc::StackedW4N4, float, bf16>("shr_bf16"),
+      make_shared_rows_run<Variant::kMmaF16, fc::StackedW4N4, __half, __half>("shr_f16"),
+      make_shared_rows_run<Variant::kMmaF16, fc::StackedW4N2, float, float>("shr_f16"),
   };
 }
 
@@ -862,9 +917,10 @@ std::shared_ptr<DeviceBuf> upload(const void* src, size_t bytes) {
 }
 
 std::shared_ptr<DeviceBuf> packed_weights(const ConvPoolShape& s, const Run& r, const std::vector<float>& w) {
-  std::vector<unsigned char> host(r.stacked ? fc::stacked_weight_bytes(s, r.v) : fc::packed_weight_bytes(s, r.v));
+  std::vector<unsigned char> host(r.stacked ? fc::stacked_weight_bytes(s, r.v, r.share)
+                                            : fc::packed_weight_bytes(s, r.v));
   if (r.stacked)
-    fc::stacked_pack_weights(s, r.v, w.data(), host.data());
+    fc::stacked_pack_weights(s, r.v, w.data(), host.data(), r.share);
   else
     fc::pack_weights(s, r.v, w.data(), host.data());
   return upload(host.data(), host.size());
@@ -912,7 +968,7 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream) {
     DeviceBuf y(out_count(s) * 4);
     std::map<DT, std::shared_ptr<DeviceBuf>> x_dev;
     std::map<DT, std::vector<double>> refs;
-    std::map<std::pair<Variant, bool>, std::shared_ptr<DeviceBuf>> w_dev;
+    std::map<std::tuple<Variant, bool, bool>, std::shared_ptr<DeviceBuf>> w_dev;
     std::map<std::pair<DT, Variant>, std::vector<double>> rounded_refs;
     const bool conditioned = s.c * s.r * s.r >= kConditionedK;
     for (const Run& r : runs) {
@@ -926,13 +982,13 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream) {
       if (r.stacked) {
         fc::StackedPlan sp;
         std::string no;
-        if (!fc::make_stacked_plan(s, r.v, 1, 1, fc::kDefaultSmemLimit, &sp, &no)) {
+        if (!fc::make_stacked_plan(s, r.v, 1, 1, fc::kDefaultSmemLimit, &sp, &no, 4, r.share)) {
           printf("n/a   %-8s %-16s %-34s n=%-5d the stacked kernel does not take it: %s\n", r.variant, r.config,
                  cs.name, s.n, no.c_str());
           continue;
         }
       }
-      const auto wkey = std::make_pair(r.v, r.stacked);
+      const auto wkey = std::make_tuple(r.v, r.stacked, r.share);
       if (!w_dev.count(wkey)) w_dev[wkey] = packed_weights(s, r, d.w);
       const size_t out_bytes = out_count(s) * dt_size(r.tout);
       CUDA_CHECK(cudaMemsetAsync(y.p, 0xFF, out_bytes, stream));  // NaN in every type: unwritten outputs show
@@ -1029,7 +1085,7 @@ int time_runs(const std::vector<Run>& runs, const std::vector<int>& batches, con
           bufs.push_back(std::make_shared<DeviceBuf>(in_count(s) * dt_size(r.tin)));
           fill(bufs.back()->p, r.tin, in_count(s), 0x1234u + 977u * i);
         }
-        if (r.stacked && !fc::stacked_unsupported(s, r.v).empty()) continue;
+        if (r.stacked && !stacked_run_unsupported(s, r).empty()) continue;
         auto w = packed_weights(s, r, d.w);
         for (int i = 0; i < kWarmup; ++i)
           CUDA_CHECK(r.launch(s, bufs[i % kBuffers]->p, w->p, static_cast<const float*>(bias->p), y.p, stream));

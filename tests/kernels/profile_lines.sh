@@ -6,7 +6,8 @@
 #   tests/kernels/profile_lines.sh LAB.cu KERNEL_SUBSTRING [LAB ARGUMENTS...]
 #   tests/kernels/profile_lines.sh tests/kernels/sample_resident_lab.cu sample_resident_kernelI13__nv_bfloat16 one
 #
-# The lab is built with -lineinfo (plus the sources named in its "// lab-sources:" line); ncu profiles the first
+# The lab is built with -lineinfo (plus the sources named in its "// lab-sources:" line; LAB_BIN=PATH: a lab
+# binary already built so); ncu profiles the first
 # launch of a kernel whose mangled name contains KERNEL_SUBSTRING; the top 60 lines are printed.
 set -euo pipefail
 src=${1:?usage: profile_lines.sh LAB.cu KERNEL_SUBSTRING [LAB ARGUMENTS...]}
@@ -14,7 +15,11 @@ kernel=${2:?usage: profile_lines.sh LAB.cu KERNEL_SUBSTRING [LAB ARGUMENTS...]}
 shift 2
 work=$(mktemp -d)
 extra=$(sed -n 's|^// lab-sources: ||p' "$src")
-nvcc -O3 -lineinfo -std=c++17 -gencode arch=compute_90a,code=sm_90a -I. "$src" $extra -o "$work/lab"
+if [[ -n ${LAB_BIN:-} ]]; then  # a lab already built from LAB.cu with -lineinfo (saves its build)
+  cp "$LAB_BIN" "$work/lab"
+else
+  nvcc -O3 -lineinfo -std=c++17 -gencode arch=compute_90a,code=sm_90a -I. "$src" $extra -o "$work/lab"
+fi
 ncu --clock-control none --kernel-name-base mangled -k "regex:$kernel" -c 1 --section SourceCounters -o "$work/report" "$work/lab" "$@" > /dev/null
 ncu --import "$work/report.ncu-rep" --page source --csv --print-source sass > "$work/sass.csv"
 (cd "$work" && cuobjdump -xelf all lab > /dev/null && for f in *.cubin; do nvdisasm -g -c "$f"; done > all.sass)

@@ -69,6 +69,10 @@
 //   Stage attribution (RtModel::skip, each stage's work left out in turn; 8 x 2 at 65536, 1.273 ms in all):
 //   attentions 0.49 ms, MLPs 0.35, embedding 0.26, output 0.21, encoder 0.13, decoder 0.10 (the differences
 //   overlap: a stage left out also frees its barrier's wait).
+//   R5. tried: the tile's input copied ahead into shared memory by cp.async (during the previous tile's attention)
+//       instead of the embedding's two dependent rounds of global loads: 8 x 2 at 65536 1.262 ms (1.267 before),
+//       32: 0.0411 (0.0407), "without embedding" still 1.011: the embedding's share is not its input loads.
+//       Dropped (30 KiB of shared memory for nothing).
 //   The engine picks the CTA shape with the fewest waves of tiles x their relative cost (12 x 1: 1, 16 x 1: 1.31,
 //   8 x 2: 1.79; sample_resident_cuda.cu). Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
