@@ -73,6 +73,13 @@
 //       instead of the embedding's two dependent rounds of global loads: 8 x 2 at 65536 1.262 ms (1.267 before),
 //       32: 0.0411 (0.0407), "without embedding" still 1.011: the embedding's share is not its input loads.
 //       Dropped (30 KiB of shared memory for nothing).
+//   Per source line at 65536, 8 x 2 (`LAB_BIN=... tests/kernels/profile_lines.sh tests/kernels/sample_resident_lab.cu
+//   row_tile_kernelI13__nv_bfloat16Li64ELi16ELi2ELi256E rtone 82`; tools/results/h200/row_tile/lines_rt82_65536.txt):
+//   17,680 SASS instructions, 6,050 executed per sample. GELU (dev::gelu_fast: clamp, quintic, ex2, rcp; 3,840
+//   per sample) about 21% of them, LayerNorm's two passes about 15%, the MMAs 12%, the softmax's mask and
+//   exponentials about 9%, RoPE 4%, the weight copies 3.5%. Where the 1.0 ms target would come from: a GELU of
+//   6 instructions (tanh.approx; its error, ~1e-3, is inside bf16's rounding but 40x gelu_fast's) and skipping the
+//   key blocks a query tile cannot see (3 of 4 per tile with 3 samples in 32 rows) each remove under a tenth.
 //   The engine picks the CTA shape with the fewest waves of tiles x their relative cost (12 x 1: 1, 16 x 1: 1.31,
 //   8 x 2: 1.79; sample_resident_cuda.cu). Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
