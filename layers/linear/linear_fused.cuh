@@ -11,7 +11,7 @@
 // element, one stage at a time. Zeros past the last row and past K either way. Each warp owns 16 rows and BN / 16
 // accumulator tiles; the accumulators go through shared memory for the epilogue, where a thread takes 8 consecutive
 // columns (16-byte residual loads and Y stores when N is a multiple of 8 and the pointers aligned, else element by
-// element).
+// element). Products of at most 8 rows take linear_small_rows_kernel instead (split K, no Tensor Cores).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -105,12 +105,16 @@ __global__ void __launch_bounds__(kThreads) linear_wmma_kernel(Params p) {
   float* c_s = reinterpret_cast<float*>(a_s + 2 * kRowsPerCta * kLdA);  // 64 x kLdC
   const int col0 = blockIdx.y * BN;
   {
+    // W's column block by 16-byte cp.async, all in flight at once (rows of np elements and col0 keep the 16-byte
+    // alignment of the packed weights); it lands with the first A stage. A load-then-store loop waited out one
+    // global round trip per 16 bytes a thread: 15 us for K = 1024 at batch 1 (the conv net's fc3).
     const T* w = static_cast<const T*>(p.w) + col0;
     constexpr int kVecs = BN / 8;
     for (int i = threadIdx.x; i < p.kp * kVecs; i += kThreads) {
       const int r = i / kVecs, c = (i % kVecs) * 8;
-      *reinterpret_cast<uint4*>(w_s + r * kLdW + c) = __ldg(reinterpret_cast<const uint4*>(w + r * p.np + c));
+      cp_async16(w_s + r * kLdW + c, w + r * p.np + c, true);
     }
+    cp_async_commit();
   }
   const bool vec = p.k % 8 == 0 && reinterpret_cast<uintptr_t>(p.a) % 16 == 0;
   const int warp = threadIdx.x >> 5;
@@ -221,13 +225,66 @@ __global__ void __launch_bounds__(kThreads) linear_wmma_kernel(Params p) {
 #pragma unroll
     for (int f = 0; f < kFrags; ++f) wmma::fill_fragment(acc[f], 0.f);
     for (int k0 = 0; k0 < p.kp; k0 += kChunk) {
-      __syncthreads();  // the previous chunk's (or tile's epilogue) reads of a_s / c_s are done; W is staged
+      __syncthreads();  // the previous chunk's (or tile's epilogue) reads of a_s / c_s are done
       stage_a<T>(p, row0, k0, a_s);
+      cp_async_wait<0>();  // W (the first time)
       __syncthreads();
       multiply(a_s, k0);
     }
     finish(row0);
   }
+}
+
+// Products of at most kSmallRows rows (batch 1 of the conv net's fc3: 1 x 1024 -> 32). The tiled kernel walks K
+// in 64-column chunks, one global round trip each, with its 64-row tile almost empty: 18 us for K = 1024. Here a
+// CTA takes 32 columns with 32 warps, warp s the s-th of 32 slices of K: lanes read 32 consecutive columns of W
+// (coalesced) and A's elements as broadcasts, 8 k in flight; the slices' partial sums are added in shared memory
+// in slice order (deterministic), then the same epilogue as the tiled kernel.
+constexpr int kSmallRows = 8;
+constexpr int kSmallSlices = 32;
+
+template <class T>
+__global__ void __launch_bounds__(32 * kSmallSlices) linear_small_rows_kernel(Params p) {
+  __shared__ float part[kSmallSlices][kSmallRows][32];
+  const int lane = threadIdx.x & 31, slice = threadIdx.x >> 5;
+  const int col = blockIdx.x * 32 + lane;  // < np (a multiple of 32): W's padded columns are zeros
+  const T* a = static_cast<const T*>(p.a);
+  const T* w = static_cast<const T*>(p.w) + col;
+  const int rows = static_cast<int>(p.rows);
+  const int per = (p.k + kSmallSlices - 1) / kSmallSlices;
+  const int k0 = slice * per, k1 = min(p.k, k0 + per);
+  float acc[kSmallRows] = {};
+  int k = k0;
+  for (; k + 8 <= k1; k += 8) {
+    float wv[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) wv[i] = to_float(w[static_cast<int64_t>(k + i) * p.np]);
+#pragma unroll
+    for (int r = 0; r < kSmallRows; ++r)
+      if (r < rows) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) acc[r] = fmaf(to_float(a[static_cast<int64_t>(r) * p.k + k + i]), wv[i], acc[r]);
+      }
+  }
+  for (; k < k1; ++k) {
+    const float wv = to_float(w[static_cast<int64_t>(k) * p.np]);
+#pragma unroll
+    for (int r = 0; r < kSmallRows; ++r)
+      if (r < rows) acc[r] = fmaf(to_float(a[static_cast<int64_t>(r) * p.k + k]), wv, acc[r]);
+  }
+#pragma unroll
+  for (int r = 0; r < kSmallRows; ++r) part[slice][r][lane] = acc[r];
+  __syncthreads();
+  if (threadIdx.x >= rows * 32) return;
+  const int r = threadIdx.x >> 5;
+  if (col >= p.n) return;
+  float v = 0.f;
+  for (int i = 0; i < kSmallSlices; ++i) v += part[i][r][lane];
+  if (p.bias) v += p.bias[col];
+  v = dev::activate(p.act, v);
+  const int64_t at = static_cast<int64_t>(r) * p.n + col;
+  if (p.residual) v += to_float(static_cast<const T*>(p.residual)[at]);
+  static_cast<T*>(p.y)[at] = from_float<T>(v);
 }
 
 template <class T, int BN>
@@ -252,6 +309,10 @@ cudaError_t launch_bn(const Params& p, cudaStream_t s) {
 template <class T>
 cudaError_t launch(const Params& p, cudaStream_t s) {
   if (p.rows <= 0 || p.n <= 0) return cudaSuccess;
+  if (p.rows <= kSmallRows) {
+    linear_small_rows_kernel<T><<<p.np / 32, 32 * kSmallSlices, 0, s>>>(p);
+    return cudaGetLastError();
+  }
   return column_block(p.n) == 32 ? launch_bn<T, 32>(p, s) : launch_bn<T, 64>(p, s);
 }
 

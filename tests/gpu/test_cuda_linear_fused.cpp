@@ -1,5 +1,6 @@
 // The fused set's ie.Linear (WMMA, fp16 and bf16 modes) against the CPU backend: MatMul + Add and Gemm (transB)
-// with and without an activation, on row counts 1, 7 and 5121 (a partial row tile) and K x N from the SSA's
+// with and without an activation, on row counts 1, 7, 8 (the small-rows kernel), 9 and 5121 (a partial row tile)
+// and K x N from the SSA's
 // (32x64, 64x128, 128x64, 640x32, 32x640) to odd ones (K not a multiple of 8: element-wise staging; N not a
 // multiple of the column block), checking that the fused set served the step.
 #include <cmath>
@@ -50,9 +51,21 @@ Graph linear_graph(const LinearCase& c, const std::string& what) {
 TEST_CASE("cuda Linear (fused set) matches the CPU in fp16 and bf16 on odd shapes") {
   IE_REQUIRE_GPU();
   const std::vector<LinearCase> cases = {
-      {5121, 32, 64, "", false},    {7, 64, 64, "", true},  {1, 64, 128, "Gelu", false}, {5121, 128, 64, "", false},
-      {7, 640, 32, "", true},       {7, 32, 640, "", true}, {7, 40, 20, "Relu", false},  {5121, 33, 70, "Gelu", false},
-      {1, 1000, 96, "Tanh", false}, {64, 16, 1, "", false},
+      {5121, 32, 64, "", false},
+      {7, 64, 64, "", true},
+      {1, 64, 128, "Gelu", false},
+      {5121, 128, 64, "", false},
+      {7, 640, 32, "", true},
+      {7, 32, 640, "", true},
+      {7, 40, 20, "Relu", false},
+      {5121, 33, 70, "Gelu", false},
+      {1, 1000, 96, "Tanh", false},
+      {64, 16, 1, "", false},
+      // at most 8 rows take the small-rows kernel: the conv net's fc3 at batch 1 and 8, the first tiled count
+      {1, 1024, 32, "Relu", true},
+      {8, 1024, 32, "Relu", true},
+      {9, 1024, 32, "Relu", true},
+      {3, 7, 100, "", false},
   };
   for (Precision p : {Precision::fp16, Precision::bf16})
     for (const LinearCase& c : cases) {
