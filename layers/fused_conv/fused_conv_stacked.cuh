@@ -216,8 +216,8 @@ inline std::string stacked_unsupported(const ConvPoolShape& s, Variant v) {
 }
 
 // Shared rows (see shared_rows_mma): one M tile of channels (k 9..16), the pool window's R = 2 or 4 conv rows
-// computed together, kernel rows padded to 8 taps (one 4-word half k-step per input row) so that A shifted by a
-// conv row is a re-indexing of registers; the weights of up to 4 input channels stay in registers.
+// computed together, kernel rows padded to 8 taps (two input rows per k-step) so that A shifted by two conv rows
+// is the next k-step's registers; the weights of up to 4 input channels stay in registers.
 inline std::string shared_rows_unsupported(const ConvPoolShape& s, Variant v) {
   if (v != Variant::kMmaBf16 && v != Variant::kMmaF16) return "shared rows run on bf16/fp16 Tensor Cores only";
   if (stacked_kp(s.k) != 16) return "shared rows need 9 to 16 output channels";
