@@ -1,5 +1,6 @@
 #include "layers/common/conv_core.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <vector>
 
@@ -61,9 +62,13 @@ void conv_forward(const ConvSetup& s, const C* x, const C* w, const C* bias, C* 
   const bool direct = g.is_pointwise();
   // Images are split over threads, each chunk with its own scratch; a single image instead lets Eigen's
   // product use the threads.
+  // The scratch is aligned to Eigen's packet size: its products peel unaligned leading elements into a scalar
+  // loop, so a buffer whose alignment changed from run to run changed the rounding of a few outputs (the same
+  // plan then gave other bits on its first run than on later ones).
+  using Scratch = std::vector<C, Eigen::aligned_allocator<C>>;
   parallel_for(s.batch, 1, [&](int64_t begin, int64_t end) {
-    std::vector<C> col(direct ? 0 : static_cast<size_t>(s.in_channels * g.kernel_volume() * npix));
-    std::vector<C> conv_out(s.pool ? static_cast<size_t>(conv_image) : 0);
+    Scratch col(direct ? 0 : static_cast<size_t>(s.in_channels * g.kernel_volume() * npix));
+    Scratch conv_out(s.pool ? static_cast<size_t>(conv_image) : 0);
     for (int64_t n = begin; n < end; ++n) {
       const C* xi = x + n * in_image;
       if (!direct) im2col(xi, s.in_channels, g, col.data());
