@@ -17,13 +17,14 @@
 namespace ie {
 namespace {
 
-enum class Part { None, View, Linear, LayerNorm, Attention };
+enum class Part { None, View, Linear, LayerNorm, Attention, Softmax };
 
 Part part_kind(const Node& n) {
   if (n.domain.empty() && n.op_type == "Cast") return Part::View;
   if (n.domain == "ie" && n.op_type == "Linear") return Part::Linear;
   if ((n.domain.empty() && n.op_type == "LayerNormalization") || (n.domain == "ie" && n.op_type == "LayerNorm"))
     return Part::LayerNorm;
+  if (n.domain.empty() && n.op_type == "Softmax") return Part::Softmax;
   if (n.domain == "ie" && n.op_type == "Attention")
     return n.attrs.get_int("projection", 0) != 0 ? Part::Attention : Part::None;
   const OpDef* def = OpRegistry::get().find(n.domain, n.op_type);
@@ -105,7 +106,7 @@ class ChainBuilder {
         return fail(why, part.label(), ": residual must be a chain activation");
       const LinearSetup s = resolve_linear(part, x->shape, m_constant(part.inputs[1])->shape(),
                                            bias ? &bias_shape : nullptr, r ? &r->shape : nullptr);
-      if (s.k % 16 || s.n % 16) return fail(why, part.label(), ": K = ", s.k, ", N = ", s.n, " (multiples of 16 run)");
+      if (s.k % 16) return fail(why, part.label(), ": K = ", s.k, " (multiples of 16 run)");
       op.op = sr::OpCode::Linear;
       op.k = static_cast<int>(s.k), op.n = static_cast<int>(s.n);
       op.act = act_code(s.activation);
@@ -135,6 +136,15 @@ class ChainBuilder {
         op.gamma = floats_of(*m_constant(part.inputs[1]));
         if (has(part, 2)) op.beta = floats_of(*m_constant(part.inputs[2]));
       }
+    } else if (kind == Part::Softmax) {
+      // Over the last axis under either opset's rule: an explicit last axis, or the default on a matrix (opset 13's
+      // -1 and the older 1 with 2-D coercion agree there).
+      const int64_t rank = static_cast<int64_t>(x->shape.size());
+      const bool last = part.attrs.has("axis")
+                            ? normalize_axis(part.attrs.get_int("axis", -1), rank, part.label()) == rank - 1
+                            : rank == 2;
+      if (!last) return fail(why, part.label(), ": softmax over another axis than the last");
+      op.op = sr::OpCode::Softmax;
     } else {
       if (!constants(part, 1, 5, why)) return false;
       std::vector<TensorInfo> infos = {*x};

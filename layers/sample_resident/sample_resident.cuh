@@ -18,6 +18,9 @@
 //  - Attention: a warp per (sample, head): S = q k^T as two 16x8 MMA tiles (sequences up to 16; rows past the
 //    sample's end read a zero row, so a neighbour's NaN cannot leak in), the softmax in registers across each
 //    quad, P re-packed as the A operand of P v without leaving registers, the output divided by the row sums.
+//  - Softmax: a warp per row (a classifier head's probabilities, after its products: the conv net's
+//    flatten -> fc3 -> ReLU -> fc4 -> softmax is one chain). A Linear's N need not be a multiple of 16: W^T is
+//    padded with zero rows and the epilogue stores only the first N columns.
 // Floors (H200, SSA at 65536): 1.5 MFLOP per sample, 100 GFLOP at ~760 TFLOP/s dense bf16 = 0.13 ms; the input and
 // outputs, 2.7 KB per sample in float32, 0.18 GB at ~4.2 TB/s = 0.04 ms.
 #pragma once
@@ -65,6 +68,22 @@ __device__ __forceinline__ void store_pair(unsigned char* smem, const View& v, i
     *reinterpret_cast<uint32_t*>(smem + o) = dev::pack_pair<T>(a, b);
 }
 
+// One element of a view (rows of an odd width: pairs may straddle two rows).
+template <class T>
+__device__ __forceinline__ float load_one(const unsigned char* smem, const View& v, int64_t e) {
+  const unsigned char* p = smem + swizzle(static_cast<uint32_t>(v.offset + e * elem_bytes(v.elem)));
+  return v.elem == Elem::F32 ? *reinterpret_cast<const float*>(p) : dev::to_float(*reinterpret_cast<const T*>(p));
+}
+
+template <class T>
+__device__ __forceinline__ void store_one(unsigned char* smem, const View& v, int64_t e, float x) {
+  unsigned char* p = smem + swizzle(static_cast<uint32_t>(v.offset + e * elem_bytes(v.elem)));
+  if (v.elem == Elem::F32)
+    *reinterpret_cast<float*>(p) = x;
+  else
+    *reinterpret_cast<T*>(p) = dev::from_float<T>(x);
+}
+
 // The rarer activations out of line: unrolled over a whole accumulator tile for each of them, the kernel's code
 // grew to 74,000 instructions and stalled on instruction fetch.
 __device__ __noinline__ float activate_any(dev::Act act, float v) { return dev::activate(act, v); }
@@ -100,6 +119,16 @@ __device__ __forceinline__ void finish_pair(const Instr& ins, const Args& a, uns
   v0 = activate_any(act, v0);
   v1 = activate_any(act, v1);
   const int64_t e = static_cast<int64_t>(r) * ins.n + c;
+  if (ins.n & 1) {  // element by element: the pair may end past the row (c + 1 == n) or start an odd element
+    const bool second = c + 1 < ins.n;
+    if (ins.residual.offset >= 0) {
+      v0 += load_one<T>(smem, ins.residual, e);
+      if (second) v1 += load_one<T>(smem, ins.residual, e + 1);
+    }
+    store_one<T>(smem, ins.out, e, v0);
+    if (second) store_one<T>(smem, ins.out, e + 1, v1);
+    return;
+  }
   if (ins.residual.offset >= 0) {
     const float2 res = load_pair<T>(smem, ins.residual, e);
     v0 += res.x, v1 += res.y;
@@ -127,6 +156,7 @@ template <class T, bool kOutF32, int kRes, bool kRope>
 __device__ __forceinline__ void finish_tile(const Instr& ins, const Args& a, unsigned char* smem, float (&acc)[8][4],
                                             int m0, int n0, int groups) {
   const int lane = threadIdx.x & 31, n = ins.n;
+  const bool ragged = (n & 15) != 0;  // the last group's columns past n are W^T's zero padding: not stored
   n0 += ins.col0;  // this instruction's slice of the output's columns
   const int r0 = m0 + (lane >> 2), cq = (lane & 3) * 2;
   const float* bias = ins.bias >= 0 ? a.floats + ins.bias : nullptr;
@@ -174,6 +204,21 @@ __device__ __forceinline__ void finish_tile(const Instr& ins, const Args& a, uns
     for (int j = 0; j < 8; ++j) {
       if (j >= 2 * groups) break;
       float v0 = acc[j][2 * h], v1 = acc[j][2 * h + 1];
+      if (ragged) {
+        const int c = n0 + j * 8 + cq;
+        if (c >= n) continue;
+        if (n & 1) {  // odd rows: the pair path's 4- and 8-byte accesses would straddle rows
+          const int64_t e = static_cast<int64_t>(r) * n + c;
+          const bool second = c + 1 < n;
+          if constexpr (kRes != 0) {
+            v0 += load_one<T>(smem, ins.residual, e);
+            if (second) v1 += load_one<T>(smem, ins.residual, e + 1);
+          }
+          store_one<T>(smem, ins.out, e, v0);
+          if (second) store_one<T>(smem, ins.out, e + 1, v1);
+          continue;
+        }
+      }
       uint32_t oa, ra = 0;
       if (lined) {
         oa = line_address(out_row + ((j * 8 * kOutBytes) & ~127), (((j * 8 * kOutBytes) & 127) >> 4) + oc, ol);
@@ -268,7 +313,7 @@ __device__ void run_linear(const Instr& ins, const Args& a, int tile, unsigned c
       const float2 s = *reinterpret_cast<const float2*>(scratch + p * rows * n + r * n + c);
       v.x += s.x, v.y += s.y;
     }
-    finish_pair<T>(ins, a, smem, r, ins.col0 + c, v.x, v.y);
+    if (ins.col0 + c < ins.n) finish_pair<T>(ins, a, smem, r, ins.col0 + c, v.x, v.y);
   }
 }
 
@@ -497,6 +542,29 @@ __device__ void run_attention(const Instr& ins, int tile, unsigned char* smem, u
   }
 }
 
+// Softmax over each row: a warp per row, the lanes across its columns (rows of any width; a classifier's rows
+// are short, so a lane holds at most a few values and re-reads them from shared memory rather than keep them).
+// A NaN anywhere in a row makes the whole row NaN, as the per-step kernels do.
+template <class T>
+__device__ void run_softmax(const Instr& ins, int tile, unsigned char* smem) {
+  const int rows = tile * ins.in.rows, cols = ins.in.cols;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nwarps = blockDim.x >> 5;
+  for (int r = warp; r < rows; r += nwarps) {
+    const int64_t e0 = static_cast<int64_t>(r) * cols;
+    float mx = -INFINITY;
+    for (int c = lane; c < cols; c += 32) mx = fmaxf(mx, load_one<T>(smem, ins.in, e0 + c));
+#pragma unroll
+    for (int m = 16; m; m >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, m));
+    float sum = 0.f;
+    for (int c = lane; c < cols; c += 32) sum += __expf(load_one<T>(smem, ins.in, e0 + c) - mx);
+#pragma unroll
+    for (int m = 16; m; m >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, m);
+    const float inv = 1.f / sum;
+    for (int c = lane; c < cols; c += 32)
+      store_one<T>(smem, ins.out, e0 + c, __expf(load_one<T>(smem, ins.in, e0 + c) - mx) * inv);
+  }
+}
+
 // Global -> shared (Load) or shared -> global (Store) of the tile's samples, 2 elements at a time when the
 // per-sample size is even, converting between the global tensor's type and the view's.
 template <class T>
@@ -523,6 +591,18 @@ __device__ void run_copy(const Instr& ins, const Args& a, const Program& prog, i
     else
       reinterpret_cast<__nv_bfloat16*>(g)[e] = __float2bfloat16_rn(v);
   };
+  // A load in the view's own type whose samples are whole 16-byte chunks: 16-byte copies, read-only path.
+  const int64_t bytes = per * elem_bytes(ge);
+  if (load && ge == sv.elem && bytes % 16 == 0 && (reinterpret_cast<uintptr_t>(a.io[gv.io]) & 15) == 0) {
+    const int64_t chunks = total / per * (bytes / 16), valid_chunks = valid / per * (bytes / 16);
+    const uint4* src = reinterpret_cast<const uint4*>(g);
+#pragma unroll 4
+    for (int64_t i = threadIdx.x; i < chunks; i += blockDim.x) {
+      const uint4 v = i < valid_chunks ? __ldg(src + i) : make_uint4(0u, 0u, 0u, 0u);
+      *reinterpret_cast<uint4*>(smem + swizzle(static_cast<uint32_t>(sv.offset + i * 16))) = v;
+    }
+    return;
+  }
   if (per % 2 == 0) {
     for (int64_t e = 2 * threadIdx.x; e < (load ? total : valid); e += 2 * blockDim.x) {
       if (load) {
@@ -617,6 +697,9 @@ __global__ void __launch_bounds__(kMaxThreads) sample_resident_kernel(Args ga) {
           break;
         case OpCode::Attention:
           run_attention<T>(ins, prog.tile, smem, zero_row);
+          break;
+        case OpCode::Softmax:
+          run_softmax<T>(ins, prog.tile, smem);
           break;
       }
       __syncthreads();

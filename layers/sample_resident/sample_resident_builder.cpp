@@ -59,8 +59,8 @@ bool check_op(const ChainOp& op, const std::vector<Tensor>& t, std::string* why)
   const ChainTensor& out = t[op.out].decl;
   switch (op.op) {
     case OpCode::Linear:
-      if (op.k % 16 || op.n % 16)
-        return fail(why, "Linear ", out.name, ": K = ", op.k, " and N = ", op.n, " must be multiples of 16");
+      if (op.k % 16 || op.n < 1)
+        return fail(why, "Linear ", out.name, ": K = ", op.k, " must be a multiple of 16, N = ", op.n, " positive");
       if (in.cols != op.k || out.cols != op.n || in.rows != out.rows)
         return fail(why, "Linear ", out.name, ": views [", in.rows, ", ", in.cols, "] -> [", out.rows, ", ", out.cols,
                     "] do not fit K = ", op.k, ", N = ", op.n);
@@ -83,6 +83,10 @@ bool check_op(const ChainOp& op, const std::vector<Tensor>& t, std::string* why)
                     " runs here)");
       if (in.cols != op.k || out.cols != op.n || out.rows != in.rows)
         return fail(why, "Attention ", out.name, ": views do not fit width ", op.k, " and heads x dim ", op.n);
+      return true;
+    case OpCode::Softmax:
+      if (in.cols != out.cols || in.rows != out.rows)
+        return fail(why, "Softmax ", out.name, ": output view differs from the input's");
       return true;
     default:
       return fail(why, "unknown op");
@@ -226,11 +230,17 @@ bool build_program(const ChainSpec& spec, const Budget& budget, Built* out, std:
       if (static_cast<int64_t>(op.w.size()) != static_cast<int64_t>(ins.k) * ins.n)
         return fail(why, "Linear ", t[s.out].decl.name, ": ", op.w.size(), " weights for K x N = ", ins.k, " x ",
                     ins.n);
-      add_weights(op.w, &ins.w);
-      ins.w_bytes = ins.k * ins.n * 2;
-      ins.nc = ins.n;
+      // W^T and the bias padded to whole 16-column groups (zeros): the MMAs compute them, the epilogue skips them.
+      const int np = align_up(ins.n, 16);
+      std::vector<uint16_t> w = op.w;
+      w.resize(static_cast<size_t>(np) * ins.k, 0);
+      add_weights(w, &ins.w);
+      ins.w_bytes = ins.k * np * 2;
+      ins.nc = np;
       max_w = std::max(max_w, ins.w_bytes);
-      ins.bias = add_floats(op.bias);
+      std::vector<float> bias = op.bias;
+      if (!bias.empty()) bias.resize(np, 0.f);
+      ins.bias = add_floats(bias);
       if (proj) {
         ins.act = 0;
         if (!op.cos.empty()) {
@@ -258,7 +268,7 @@ bool build_program(const ChainSpec& spec, const Budget& budget, Built* out, std:
       ins.gamma = add_floats(op.gamma);
       ins.beta = add_floats(op.beta);
       ins.eps = op.eps;
-    } else {
+    } else if (s.op == OpCode::Attention) {
       ins.heads = op.heads;
       ins.head_dim = op.head_dim;
       ins.scale = op.scale;
@@ -282,17 +292,18 @@ bool build_program(const ChainSpec& spec, const Budget& budget, Built* out, std:
         sliced_ids.push_back(ids[i]);
         continue;
       }
-      int nc = ins.n;
+      const int np = ins.nc;  // n padded to 16
+      int nc = np;
       const int limit = std::max(budget.weight_slot_bytes, ins.k * 16 * 2);
       if (nc * ins.k * 2 > limit) {
         const int step = ins.k * 64 * 2 <= limit ? 64 : 16;
         nc = limit / (ins.k * 2) / step * step;
       }
       const int64_t w0 = ins.w;
-      for (int c0 = 0; c0 < ins.n; c0 += nc) {
+      for (int c0 = 0; c0 < np; c0 += nc) {
         Instr part = ins;
         part.col0 = c0;
-        part.nc = std::min(nc, ins.n - c0);
+        part.nc = std::min(nc, np - c0);
         part.w = w0 + static_cast<int64_t>(c0) * ins.k;
         part.w_bytes = part.nc * ins.k * 2;
         sliced.push_back(part), sliced_reads.push_back(reads[i]), sliced_writes.push_back(writes[i]);
@@ -360,11 +371,12 @@ bool build_program(const ChainSpec& spec, const Budget& budget, Built* out, std:
     for (int r : writes[i]) {
       if (live[r].first != static_cast<int>(i) || live[r].offset >= 0) continue;
       // In place over an input that dies here: a Linear's residual (each thread reads then writes its own
-      // elements) or a LayerNorm's input (a warp reads its whole row before writing it), same type and size.
+      // elements) or a LayerNorm's or Softmax's input (a warp reads its whole row before writing it), same type
+      // and size.
       int share = -1;
       const Instr& ins = code[i];
       if (ins.op == OpCode::Linear && reads[i].size() > 1 && reads[i][1] != reads[i][0]) share = reads[i][1];
-      if (ins.op == OpCode::LayerNorm) share = reads[i][0];
+      if (ins.op == OpCode::LayerNorm || ins.op == OpCode::Softmax) share = reads[i][0];
       if (share >= 0 && share != r && live[share].last == static_cast<int>(i) && t[share].elem == t[r].elem &&
           live[share].bytes == live[r].bytes) {
         live[r].offset = live[share].offset;

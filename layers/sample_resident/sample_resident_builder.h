@@ -28,7 +28,7 @@ struct ChainTensor {
 };
 
 struct ChainOp {
-  OpCode op = OpCode::Linear;  // Linear, LayerNorm or Attention (with its q, k, v projection)
+  OpCode op = OpCode::Linear;  // Linear, LayerNorm, Attention (with its q, k, v projection) or Softmax
   int in = -1, out = -1, residual = -1;
   int k = 0, n = 0;                // Linear: in [rows, k] -> out [rows, n]; Attention: in [seq, k] -> out [seq, n]
   std::vector<uint16_t> w;         // W^T [n][k] (Attention: [3 n][k], the q, k and v blocks) in the compute type

@@ -3,11 +3,11 @@
 //
 // The planner's rule `sample_resident` (sample_resident.cpp) runs after the precision pass: it takes the longest
 // runs of consecutive nodes of the kinds the kernel has (ie.Linear with its epilogues, LayerNormalization and
-// ie.LayerNorm, ie.Attention with its q/k/v projection and RoPE, reshapes and float casts as views) whose tensors
-// all keep the batch as dimension 0, and replaces each run by one node. Its inputs are the run's activations read
-// from outside, then every constant it reads; its outputs the tensors read after it. The parts stay in the node
-// (Node::replaced): the kernel compiles them into its program at plan time, and they run one by one where the
-// kernel declines (the reason is in `inspect`).
+// ie.LayerNorm, ie.Attention with its q/k/v projection and RoPE, Softmax over the last axis, reshapes and float casts
+// as views) whose tensors all keep the batch as dimension 0, and replaces each run by one node. Its inputs are the
+// run's activations read from outside, then every constant it reads; its outputs the tensors read after it. The parts
+// stay in the node (Node::replaced): the kernel compiles them into its program at plan time, and they run one by one
+// where the kernel declines (the reason is in `inspect`).
 #pragma once
 
 #include <string>

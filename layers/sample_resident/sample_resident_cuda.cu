@@ -1,11 +1,13 @@
 // ie.SampleResident on the fused "cuda" kernel set. A chain of the pre-LN transformer autoencoder's form (the SSA
 // at any size the row-tile kernel is compiled for) runs on the row-tile kernel (row_tile.cuh: samples in
-// registers, faster than the per-step kernels at every batch); any other chain is compiled into the program of the
-// interpreting kernel (sample_resident.cuh). Either way the layout is made once per engine at plan time and
-// uploaded as prepared constants, then one launch per run. Declines, and the parts run one by one, when a part
-// does not fit the interpreter, when the tile does not fit in shared memory, or, for the interpreter, outside the
-// batches where it is measured faster than the per-step kernels (see kMaxBatch). IE_SAMPLE_RESIDENT=interp runs
-// the interpreter where the row-tile kernel would, =always the interpreter at every batch (tests, comparisons).
+// registers, faster than the per-step kernels at every batch); a classifier head (a product with an activation, a
+// second product, a softmax: the conv net's fc3 -> fc4 -> softmax) on the head kernel (head_kernel.cuh); any
+// other chain is compiled into the program of the interpreting kernel (sample_resident.cuh). Either way the layout is
+// made once per engine at plan time and uploaded as prepared constants, then one launch per run. Declines, and the
+// parts run one by one, when a part does not fit the interpreter, when the tile does not fit in shared memory, or, for
+// the interpreter, outside the batches where it is measured faster than the per-step kernels (see kMaxBatch).
+// IE_SAMPLE_RESIDENT=interp runs the interpreter where the row-tile or head kernel would, =always the interpreter at
+// every batch (tests, comparisons).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +18,8 @@
 #include "engine/registry/op_def.h"
 #include "layers/common/cuda_util.cuh"
 #include "layers/common/launch_limits.cuh"
+#include "layers/sample_resident/head_builder.h"
+#include "layers/sample_resident/head_kernel.cuh"
 #include "layers/sample_resident/row_tile.cuh"
 #include "layers/sample_resident/row_tile_builder.h"
 #include "layers/sample_resident/sample_resident.cuh"
@@ -30,6 +34,15 @@ namespace {
 // fast as the kernel's tiles, which are bound by their epilogues' instructions (after GELU's cheaper reciprocal:
 // 0.667 against 0.706 ms at 16384, 2.601 against 2.596 at 65536).
 constexpr int64_t kMinBatch = 16, kMaxBatch = 16384;
+
+// The batch range above was measured on transformer chains. A chain of products and a softmax that the head kernel
+// does not take stays per step at every batch: the interpreter was slower there (the conv net's head, H200, bf16:
+// 0.0336 against 0.0217 ms for the whole net at batch 1, 0.105 against 0.100 at 1000, 0.671 against 0.620 at 10000).
+bool has_norm_or_attention(const sr::ChainSpec& spec) {
+  for (const sr::ChainOp& op : spec.ops)
+    if (op.op == sr::OpCode::LayerNorm || op.op == sr::OpCode::Attention) return true;
+  return false;
+}
 
 bool env_is(const char* value) {
   const char* env = std::getenv("IE_SAMPLE_RESIDENT");
@@ -109,6 +122,52 @@ std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpe
   return kernel;
 }
 
+// The chain on the head kernel (head_kernel.cuh), or nullptr (and *why) when it is not of that form or the batch is
+// past kHeadMaxBatch. The head kernel's products run on the CUDA cores; the per-step path has fc3 on the Tensor
+// Cores, which wins at large batches (H200, conv net, whole net, bf16, compute p50: 1: 0.0220 against 0.0219 ms per
+// step, 16: 0.0291 against 0.0364, 128: 0.0335 against 0.0425, 1000: 0.0963 against 0.1004, 2048: 0.1685 against
+// 0.1612; tools/results/h200/head_chain/).
+constexpr int64_t kHeadMaxBatch = 1024;
+
+std::unique_ptr<Kernel> make_head(const KernelInit& init, const sr::ChainSpec& spec, int64_t batch,
+                                  const dev::DeviceLimits& limits, std::string* why) {
+  constexpr int rows = sr::head::kRows;
+  sr::HeadBuilt built;
+  if (!sr::build_head(spec, rows, limits.smem_optin, &built, why)) return nullptr;
+  if (batch > kHeadMaxBatch) {
+    *why = concat("batch ", batch, ": past ", kHeadMaxBatch, " the per-step kernels are faster than the head kernel");
+    return nullptr;
+  }
+  const void* weights = init.prepared(
+      "head_weights", [&] { return bytes_tensor(built.weights.data(), built.weights.size() * sizeof(uint16_t)); });
+  const auto* floats = static_cast<const float*>(init.prepared(
+      "head_floats", [&] { return bytes_tensor(built.floats.data(), built.floats.size() * sizeof(float)); }));
+  const sr::HeadModel model = built.model;
+  const DType compute = spec.compute == sr::Elem::F16 ? DType::Float16 : DType::BFloat16;
+  std::unique_ptr<Kernel> kernel;
+  cuda::dispatch_device<__half, __nv_bfloat16>(compute, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto* fn = sr::head::head_kernel<T, rows>;
+    int per_sm = 0;
+    if (dev::resident_blocks(fn, sr::head::kThreads, model.smem_bytes, limits.smem_optin, &per_sm) != cudaSuccess ||
+        per_sm < 1)
+      return;
+    const unsigned grid = static_cast<unsigned>((batch + rows - 1) / rows);
+    kernel = make_kernel([=](KernelContext& ctx) {
+      sr::head::Args a;
+      a.m = model, a.weights = weights, a.floats = floats, a.batch = batch;
+      a.x = ctx.inputs[0].data;
+      a.y = ctx.outputs[0].data;
+      if (reinterpret_cast<uintptr_t>(a.x) % 16)
+        throw std::runtime_error("the head kernel's input is not 16-byte aligned");  // the arena aligns to 256
+      fn<<<grid, sr::head::kThreads, model.smem_bytes, cuda::stream_of(ctx)>>>(a);
+      IE_CUDA_CHECK(cudaGetLastError());
+    });
+  });
+  if (!kernel) *why = "the head kernel's CTA does not fit on an SM";
+  return kernel;
+}
+
 std::unique_ptr<Kernel> make_sample_resident(const KernelInit& init) {
   sr::ChainSpec spec;
   std::string why;
@@ -122,9 +181,15 @@ std::unique_ptr<Kernel> make_sample_resident(const KernelInit& init) {
   const int64_t batch = init.inputs[0].shape[0];
   dev::DeviceLimits limits;
   if (dev::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
-  std::string why_row_tile = "IE_SAMPLE_RESIDENT chooses the interpreter";
-  if (!env_is("interp") && !always())
+  std::string why_row_tile = "IE_SAMPLE_RESIDENT chooses the interpreter", why_head = why_row_tile;
+  if (!env_is("interp") && !always()) {
     if (auto k = make_row_tile(init, spec, batch, limits, &why_row_tile)) return k;
+    if (init.outputs.size() == 1)
+      if (auto k = make_head(init, spec, batch, limits, &why_head)) return k;
+  }
+  if (!always() && !has_norm_or_attention(spec))
+    return init.decline("a chain of products and a softmax runs per step where the head kernel declines (", why_head,
+                        "): the interpreter is slower there at every batch (IE_SAMPLE_RESIDENT=always runs it anyway)");
   if (!always() && (batch < kMinBatch || batch > kMaxBatch))
     return init.decline("batch ", batch, ": the per-step kernels are faster outside ", kMinBatch, " to ", kMaxBatch,
                         " samples for a chain the interpreting kernel runs (IE_SAMPLE_RESIDENT=always runs it anyway; ",

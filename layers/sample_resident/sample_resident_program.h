@@ -23,6 +23,7 @@ enum class OpCode : int32_t {
   Linear = 2,     // out = act(in W + bias) (+ residual), W^T [n][k] staged in shared memory; RoPE on [0, rope_cols)
   LayerNorm = 3,  // out = act((in - mean) / sqrt(var + eps) * gamma + beta) over each row of `cols`
   Attention = 4,  // out = softmax(scale q k^T) v per (sample, head), q | k | v the three blocks of `in`'s columns
+  Softmax = 5,    // out = softmax over each row of `cols` (a classifier's probabilities)
 };
 
 enum class Elem : int32_t { F32 = 0, F16 = 1, BF16 = 2 };
@@ -46,8 +47,9 @@ struct View {
 struct Instr {
   OpCode op = OpCode::Load;
   View in, out, residual;    // residual.offset < 0: none
-  int32_t k = 0, n = 0;      // Linear: in is [rows, k], out [rows, n]
-  int32_t col0 = 0, nc = 0;  // Linear: this instruction computes output columns [col0, col0 + nc)
+  int32_t k = 0, n = 0;      // Linear: in is [rows, k], out [rows, n] (n any: W^T padded to a multiple of 16 rows)
+  int32_t col0 = 0, nc = 0;  // Linear: this instruction computes output columns [col0, col0 + nc), nc a multiple of
+                             // 16; the columns past n are computed on W^T's zero rows and not stored
   int32_t next_linear = -1;  // Linear: the next Linear, cyclically (the next tile's first after the last)
   int64_t w = -1;            // Linear: element offset of W^T [n][k] in the weight blob
   int32_t w_bytes = 0;       // its size

@@ -1,13 +1,20 @@
-// ie.SampleResident on the cuda backend: both exports of the SSA run as one step in fp16 and bf16 and match the
+// ie.SampleResident on the cuda backend: classifier heads (flatten, Linear + ReLU, Linear, Softmax) of the conv
+// net's sizes and others (N not a multiple of 16) run as one step on the head kernel (up to 1024 samples) and on
+// the interpreter at batches 1 to 10001 and match the CPU, a NaN staying in its sample; a head the head kernel
+// declines runs per step with the reason; both exports of the SSA run as one step in fp16 and bf16 and match the
 // CPU backend's fp32 within the modes' gate (relative L2 <= 1e-2) at batches 1, 7, 1000 and 10001, on the
 // row-tile kernel (the default for this form) and on the interpreting kernel (IE_SAMPLE_RESIDENT=always); the
 // interpreter outside the batches where it wins declines with its reason and the parts run; in fp32 and tf32 no
 // chain is formed. The kernels' own checks at other shapes are in tests/kernels/sample_resident_lab.cu.
+#include <cmath>
+
 #include "../models/reference_data.h"
+#include "cuda_compare.h"
 #include "engine/backend/backend.h"
 #include "engine/backend/kernel_sets.h"
 #include "engine/loader/onnx_loader.h"
 #include "engine/planner/plan.h"
+#include "engine/registry/node_runner.h"
 #include "gpu_test_util.h"
 
 using namespace ie;
@@ -95,4 +102,115 @@ TEST_CASE("GPU: no sample-resident chain in the fp32 and tf32 modes") {
   IE_REQUIRE_GPU();
   const Graph g = load_onnx(test::weights_path("ssa.onnx"));
   for (Precision p : {Precision::fp32, Precision::tf32}) CHECK(chain_step(g, 64, p) == "(none)");
+}
+
+namespace {
+
+struct HeadCase {
+  Shape features;  // per sample, flattened into K
+  int64_t hidden, classes;
+  bool softmax_axis;  // an explicit axis = -1 (else the default, on a matrix)
+};
+
+// x [B, features] -> Flatten -> Gemm (transB) + ReLU -> Gemm (transB) -> Softmax -> y.
+Graph head_graph(const HeadCase& c, int64_t batch, const std::string& what) {
+  int64_t k = 1;
+  for (int64_t d : c.features) k *= d;
+  Graph g;
+  g.opset = 17;
+  g.source = "classifier head test graph";
+  Attributes trans_b;
+  trans_b.set_int("transB", 1);
+  Attributes axis;
+  if (c.softmax_axis) axis.set_int("axis", -1);
+  g.nodes.push_back(make_node("Flatten", {"x"}, {"f"}));
+  g.nodes.push_back(make_node("Gemm", {"f", "w1", "b1"}, {"g1"}, trans_b));
+  g.nodes.push_back(make_node("Relu", {"g1"}, {"h"}));
+  g.nodes.push_back(make_node("Gemm", {"h", "w2", "b2"}, {"logits"}, trans_b));
+  g.nodes.push_back(make_node("Softmax", {"logits"}, {"y"}, axis));
+  for (size_t i = 0; i < g.nodes.size(); ++i) g.nodes[i].name = "n" + std::to_string(i);
+  const float r1 = 1.f / std::sqrt(static_cast<float>(k)), r2 = 2.f / std::sqrt(static_cast<float>(c.hidden));
+  g.constants = {{"w1", test::random_uniform({c.hidden, k}, test::seed_of(what, 1), -r1, r1)},
+                 {"b1", test::random_uniform({c.hidden}, test::seed_of(what, 2), -0.3f, 0.3f)},
+                 {"w2", test::random_uniform({c.classes, c.hidden}, test::seed_of(what, 3), -r2, r2)},
+                 {"b2", test::random_uniform({c.classes}, test::seed_of(what, 4), -0.3f, 0.3f)}};
+  Shape in = {batch};
+  in.insert(in.end(), c.features.begin(), c.features.end());
+  g.inputs = {TensorDecl{"x", DType::Float32, in, {"", ""}}};
+  g.outputs = {test::inferred_output("y")};
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("GPU: classifier heads run as one sample-resident step and match the CPU") {
+  IE_REQUIRE_GPU();
+  const std::vector<HeadCase> cases = {
+      {{16, 8, 8}, 32, 10, false},  // the conv net's
+      {{3, 4, 4}, 16, 7, true},
+      {{4, 8, 8}, 64, 100, true},
+      {{32}, 48, 33, false},
+  };
+  for (const char* kernel : {"", "always"})  // the head kernel, then the interpreter
+    for (const HeadCase& c : cases)
+      for (int64_t batch : {1, 7, 1000, 10001}) {
+        test::ScopedEnv env("IE_SAMPLE_RESIDENT", kernel);
+        const std::string what = "head " + shape_to_string(c.features) + " -> " + std::to_string(c.hidden) + " -> " +
+                                 std::to_string(c.classes) + " at " + std::to_string(batch);
+        const Graph g = head_graph(c, batch, what);
+        Shape in = {batch};
+        in.insert(in.end(), c.features.begin(), c.features.end());
+        Tensor x = test::random_uniform(in, test::seed_of(what, 5), -1.f, 1.f);
+        if (batch > 1) x.data_as<float>()[1] = std::nanf("");  // sample 0's second value
+        const auto want = test::run_graph_on(test::Path{kernel_set::kCpu}, g, {{"x", x}});
+        for (Precision p : {Precision::fp16, Precision::bf16}) {
+          INFO(what, " in ", precision_name(p), " (IE_SAMPLE_RESIDENT=", kernel, ")");
+          // Past 1024 samples the head kernel declines and the parts run per step (sample_resident_cuda.cu)
+          const bool chain = kernel[0] != 0 || batch <= 1024;
+          CHECK(test::kernel_set_serving(g, {{"x", in}}, p, "SampleResident") ==
+                (chain ? std::string(kernel_set::kCuda) : "(no SampleResident step)"));
+          const auto got = test::run_graph_on(test::Path{kernel_set::kCuda, "", p}, g, {{"x", x}});
+          REQUIRE(got.size() == 1);
+          const float* y = got[0].data_as<float>();
+          const float* ref = want[0].data_as<float>();
+          const int64_t n = c.classes;
+          if (batch > 1) {  // the NaN's sample is NaN in every class, as on the CPU; its neighbours are not
+            for (int64_t j = 0; j < n; ++j) CHECK(std::isnan(ref[j]));
+            for (int64_t j = 0; j < n; ++j) CHECK(std::isnan(y[j]));
+            for (int64_t j = n; j < 2 * n; ++j) CHECK(std::isfinite(y[j]));
+          }
+          // The samples without the NaN against the CPU's fp32 (probabilities: absolute error; the inputs and
+          // weights rounded to 16 bits, products in float)
+          const int64_t from = batch > 1 ? 1 : 0;
+          double worst = 0;
+          for (int64_t i = from * n; i < batch * n; ++i) worst = std::max(worst, std::fabs(double(y[i]) - ref[i]));
+          CHECK(worst <= (p == Precision::fp16 ? 5e-3 : 2e-2));
+        }
+      }
+}
+
+TEST_CASE("GPU: a head the head kernel declines (a size, a large batch) runs per step, with the reason") {
+  IE_REQUIRE_GPU();
+  test::ScopedEnv automatic("IE_SAMPLE_RESIDENT", "");
+  const HeadCase c{{16, 8, 8}, 272, 10, false};  // hidden 272: over the head kernel's 256
+  const Graph g = head_graph(c, 5, "wide head");
+  PlanOptions options;
+  options.precision = Precision::bf16;
+  auto plan = build_plan(g, {{"x", {5, 16, 8, 8}}}, make_backend(kernel_set::kCuda, Options{}), options);
+  std::string declined;
+  for (auto& step : plan->steps) {
+    CHECK(step.node.op_type != "SampleResident");
+    for (auto& d : step.declined) declined += d + "\n";
+  }
+  INFO(declined);
+  CHECK(declined.find("the interpreter is slower there at every batch") != std::string::npos);
+  CHECK(declined.find("hidden 272") != std::string::npos);
+  const HeadCase convnet{{16, 8, 8}, 32, 10, false};
+  auto large = build_plan(head_graph(convnet, 1025, "large batch"), {{"x", {1025, 16, 8, 8}}},
+                          make_backend(kernel_set::kCuda, Options{}), options);
+  declined.clear();
+  for (auto& step : large->steps)
+    for (auto& d : step.declined) declined += d + "\n";
+  INFO(declined);
+  CHECK(declined.find("batch 1025: past 1024 the per-step kernels are faster") != std::string::npos);
 }

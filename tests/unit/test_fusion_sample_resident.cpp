@@ -1,7 +1,8 @@
 // The sample_resident rule and the chain spec on the host: after the precision pass, both SSA exports in bf16 and
 // fp16 become one ie.SampleResident node whose parts compile into a kernel spec (the Casts at its ends included,
-// the graph's two outputs its outputs) that both the interpreting and the row-tile kernel take; in fp32 no chain
-// forms. The planner's own stages are run here with every
+// the graph's two outputs its outputs) that both the interpreting and the row-tile kernel take; both conv net exports
+// end in one chain from the flatten to the output's Cast (fc3 + ReLU, fc4, softmax), which the row-tile kernel
+// declines; in fp32 no chain forms. The planner's own stages are run here with every
 // fused node accepted, since the CPU backend has no kernel for it (tests/gpu/test_cuda_sample_resident.cpp runs it).
 #include <doctest/doctest.h>
 
@@ -20,7 +21,8 @@ namespace {
 // The graph as the planner lowers it: folded, fused, in the precision's storage type, then the late rules.
 Graph planned(const std::string& file, int64_t batch, Precision p, std::map<std::string, TensorInfo>* infos) {
   Graph g = load_onnx(std::string(IE_SOURCE_DIR) + "/weights/" + file);
-  const std::map<std::string, Shape> shapes = {{"x", {batch, 320}}};
+  const bool convnet = file.rfind("convnet", 0) == 0;
+  const std::map<std::string, Shape> shapes = {{"x", convnet ? Shape{batch, 1, 86, 86} : Shape{batch, 320}}};
   InferenceResult inferred = infer_and_fold(g, shapes);
   g.remove_dead_nodes();
   apply_fusions(g, inferred.infos, {});
@@ -29,6 +31,19 @@ Graph planned(const std::string& file, int64_t batch, Precision p, std::map<std:
   apply_fusions(g, inferred.infos, {}, nullptr, true);
   *infos = inferred.infos;
   return g;
+}
+
+// The chain's spec from the node's inputs as planned.
+bool spec_of(const Graph& g, const Node& chain, const std::map<std::string, TensorInfo>& infos, sr::ChainSpec* spec,
+             std::string* why) {
+  std::vector<TensorInfo> in;
+  std::vector<const Tensor*> constants;
+  for (auto& name : chain.inputs) {
+    in.push_back(infos.at(name));
+    auto c = g.constants.find(name);
+    constants.push_back(c == g.constants.end() ? nullptr : &c->second);
+  }
+  return sample_resident_spec(chain, in, constants, g.opset, true, spec, why);
 }
 
 }  // namespace
@@ -45,16 +60,9 @@ TEST_CASE("fusion sample_resident: each SSA export is one chain in bf16 and fp16
       CHECK(chain.op_type == "SampleResident");
       CHECK(chain.outputs == std::vector<std::string>{"recon", "latent"});
       CHECK(chain.inputs[0] == "x");
-      std::vector<TensorInfo> in;
-      std::vector<const Tensor*> constants;
-      for (auto& name : chain.inputs) {
-        in.push_back(infos.at(name));
-        auto c = g.constants.find(name);
-        constants.push_back(c == g.constants.end() ? nullptr : &c->second);
-      }
       sr::ChainSpec spec;
       std::string why;
-      const bool ok = sample_resident_spec(chain, in, constants, g.opset, true, &spec, &why);
+      const bool ok = spec_of(g, chain, infos, &spec, &why);
       INFO(why);
       REQUIRE(ok);
       CHECK(spec.compute == (p == Precision::bf16 ? sr::Elem::BF16 : sr::Elem::F16));
@@ -75,6 +83,40 @@ TEST_CASE("fusion sample_resident: each SSA export is one chain in bf16 and fp16
       CHECK(rt.model.x_elem == sr::Elem::F32);
       CHECK(rt.model.recon_output == 0);
       CHECK(rt.model.latent_output == 1);
+    }
+}
+
+TEST_CASE(
+    "fusion sample_resident: the conv net's head (flatten, fc3 + ReLU, fc4, softmax, the output's cast) is one "
+    "chain") {
+  for (const char* file : {"convnet.onnx", "convnet_dynamo.onnx"})
+    for (Precision p : {Precision::bf16, Precision::fp16}) {
+      CAPTURE(file);
+      CAPTURE(precision_name(p));
+      std::map<std::string, TensorInfo> infos;
+      Graph g = planned(file, 3, p, &infos);
+      REQUIRE(!g.nodes.empty());
+      const Node& chain = g.nodes.back();
+      REQUIRE(chain.op_type == "SampleResident");
+      CHECK(chain.outputs == std::vector<std::string>{"probs"});
+      CHECK(infos.at("probs").dtype == DType::Float32);
+      sr::ChainSpec spec;
+      std::string why;
+      const bool ok = spec_of(g, chain, infos, &spec, &why);
+      INFO(why);
+      REQUIRE(ok);
+      REQUIRE(spec.ops.size() == 3);
+      CHECK(spec.ops[0].op == sr::OpCode::Linear);
+      CHECK(spec.ops[0].k == 1024);
+      CHECK(spec.ops[0].n == 32);
+      CHECK(spec.ops[0].act == 1);  // ReLU
+      CHECK(spec.ops[1].op == sr::OpCode::Linear);
+      CHECK(spec.ops[1].n == 10);
+      CHECK(spec.ops[2].op == sr::OpCode::Softmax);
+      sr::Built built;
+      CHECK(sr::build_program(spec, sr::Budget{}, &built, &why));
+      sr::RtBuilt rt;
+      CHECK_FALSE(sr::build_row_tile(spec, sr::RtBudget{}, &rt, &why));  // not the transformer's form
     }
 }
 

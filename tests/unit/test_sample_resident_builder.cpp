@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "layers/sample_resident/head_builder.h"
+#include "tests/kernels/head_chain.h"
 #include "tests/kernels/ssa_chain.h"
 
 using namespace ie::sr;
@@ -48,12 +50,12 @@ void check_layout(const Program& p) {
       const bool apart =
           v->offset + bytes_of(*v, p.tile) <= ins.out.offset || ins.out.offset + bytes_of(ins.out, p.tile) <= v->offset;
       CHECK((same || apart));
-      if (same) CHECK((v == &ins.residual || ins.op == OpCode::LayerNorm));
+      if (same) CHECK((v == &ins.residual || ins.op == OpCode::LayerNorm || ins.op == OpCode::Softmax));
     }
     if (ins.op == OpCode::Linear) {
       CHECK(ins.w_bytes <= p.w_slot_bytes);
       CHECK(ins.nc % 16 == 0);
-      CHECK(ins.col0 + ins.nc <= ins.n);
+      CHECK(ins.col0 + ins.nc <= (ins.n + 15) / 16 * 16);  // N padded to whole 16-column groups
     }
   }
 }
@@ -105,9 +107,73 @@ TEST_CASE("sample-resident builder: other sizes of the architecture compile or a
   s = Shape{};
   s.slice = 24;  // K = 24
   CHECK_FALSE(build_program(ssa_chain(s, Elem::BF16, rng, zero_bits), Budget{}, &b, &why));
-  CHECK(why.find("multiples of 16") != std::string::npos);
+  CHECK(why.find("K = 24 must be a multiple of 16") != std::string::npos);
   CHECK_FALSE(build_program(ssa_chain(Shape{}, Elem::F32, rng, zero_bits), Budget{}, &b, &why));
   CHECK(why.find("fp16 or bf16") != std::string::npos);
+}
+
+TEST_CASE("sample-resident builder: a classifier head with N not a multiple of 16 and a softmax") {
+  std::mt19937 rng(5);
+  for (int classes : {10, 7, 100}) {
+    CAPTURE(classes);
+    const ChainSpec spec = head_chain(1024, 32, classes, Elem::BF16, rng, zero_bits);
+    const Built b = build_ok(spec);
+    const Program& p = b.program;
+    check_layout(p);
+    std::vector<OpCode> ops;
+    for (int i = 0; i < p.count; ++i) ops.push_back(p.instr[i].op);
+    // fc3's 64 KiB of W^T in two 16-column slices, fc4, the softmax, the float output
+    CHECK(ops == std::vector<OpCode>{OpCode::Load, OpCode::Linear, OpCode::Linear, OpCode::Linear, OpCode::Softmax,
+                                     OpCode::Store});
+    const Instr& fc4 = p.instr[3];
+    const int padded = (classes + 15) / 16 * 16;
+    CHECK(fc4.n == classes);
+    CHECK(fc4.nc == padded);
+    CHECK(fc4.w_bytes == padded * 32 * 2);
+    CHECK(fc4.out.elem == Elem::F32);  // no MMA reads the logits
+    const Instr& softmax = p.instr[4];
+    CHECK(softmax.in.offset == softmax.out.offset);  // in place over the logits
+    CHECK(softmax.in.cols == classes);
+    CHECK(p.io_elem[1] == Elem::F32);
+    CHECK(b.weights.size() >= static_cast<size_t>(fc4.w + padded * 32));  // W^T with its zero rows
+    CHECK(chain_flops_per_sample(spec) == doctest::Approx(2.0 * (1024 * 32 + 32 * classes)));
+  }
+  Built b;
+  std::string why;
+  CHECK_FALSE(build_program(head_chain(1024, 24, 10, Elem::BF16, rng, zero_bits), Budget{}, &b, &why));  // fc4's K
+  CHECK(why.find("K = 24 must be a multiple of 16") != std::string::npos);
+}
+
+TEST_CASE("head builder: the conv net's head and other sizes are laid out; other chains are declined") {
+  std::mt19937 rng(6);
+  for (int classes : {10, 7}) {
+    const ChainSpec spec = head_chain(1024, 32, classes, Elem::BF16, rng, zero_bits);
+    HeadBuilt b;
+    std::string why;
+    const bool ok = build_head(spec, 8, 227 * 1024, &b, &why);
+    INFO(why);
+    REQUIRE(ok);
+    CHECK(b.model.k == 1024);
+    CHECK(b.model.hidden == 32);
+    CHECK(b.model.classes == classes);
+    CHECK(b.model.act == 1);
+    CHECK(b.model.out == Elem::F32);
+    CHECK(b.model.w2 % 8 == 0);  // 16-byte aligned
+    CHECK(b.weights.size() == static_cast<size_t>(b.model.w2 + classes * 32));
+    CHECK(b.floats.size() == static_cast<size_t>(32 + classes));
+    CHECK(b.model.smem_bytes == 8 * (1024 * 2 + (32 + classes) * 4) + (classes * 32 + 7) / 8 * 16);
+    CHECK(b.model.x_f32 == 0);
+  }
+  HeadBuilt b;
+  std::string why;
+  CHECK_FALSE(build_head(head_chain(36, 32, 10, Elem::BF16, rng, zero_bits), 8, 227 * 1024, &b, &why));
+  CHECK(why.find("K = 36") != std::string::npos);
+  CHECK_FALSE(build_head(head_chain(1024, 272, 10, Elem::BF16, rng, zero_bits), 8, 227 * 1024, &b, &why));
+  CHECK(why.find("hidden 272") != std::string::npos);
+  CHECK_FALSE(build_head(head_chain(8192, 32, 10, Elem::BF16, rng, zero_bits), 32, 227 * 1024, &b, &why));
+  CHECK(why.find("shared memory") != std::string::npos);
+  CHECK_FALSE(build_head(ssa_chain(Shape{}, Elem::BF16, rng, zero_bits), 8, 227 * 1024, &b, &why));
+  CHECK(why.find("not Linear, Linear, Softmax") != std::string::npos);
 }
 
 TEST_CASE("sample-resident swizzle: a bijection inside each 128-byte line") {

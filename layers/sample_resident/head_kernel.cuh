@@ -1,0 +1,181 @@
+// The classifier head's kernel (head_builder.h: a product with an activation, a second product and a softmax over
+// one row per sample; the conv net's fc3 -> ReLU -> fc4 -> softmax). Depends on CUDA alone, so
+// tests/kernels/head_chain_lab.cu builds it with nvcc.
+//
+// A CTA per R samples, 16 warps:
+//  - the first chunks of W1^T into registers and W2^T into shared memory, then the tile's input rows by 16-byte
+//    loads (a float input rounded to the compute type), their latencies overlapping;
+//  - the first product on the CUDA cores: a warp per two hidden units (round robin), its lanes across K eight
+//    elements at a time, each 16-byte load of W1^T (straight from global memory: L2-resident, every CTA reads the
+//    same bytes) used for all R samples; the lanes' sums added by xor shuffles in a fixed order (the same bits on
+//    every run);
+//  - bias and activation; the hidden rows stay in shared memory as floats;
+//  - the second product: a thread per (sample, class) over the hidden row, W2^T from shared memory; softmax: a warp per
+//  sample, written in
+//    the output's type (the chain's float output: the precision pass's Cast is a view here).
+// Why not the Tensor Cores or the interpreting kernel: the products are 66 KFLOP per sample and the head's time at
+// small batches is its chain of dependent steps. The interpreter (16-sample tiles, W^T staged through shared memory
+// with a barrier per instruction) took 0.020 ms at batch 1 for the conv net's head alone (lab, H100), the per-step
+// kernels' four launches about 9 us.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "layers/common/activation_device.cuh"
+#include "layers/common/float_device.cuh"
+#include "layers/common/mma_sync.cuh"
+#include "layers/sample_resident/head_builder.h"
+
+namespace ie::sr::head {
+
+constexpr int kThreads = 512;
+constexpr int kRows = 8;  // samples per CTA (32 was slower at every batch: lab)
+
+struct Args {
+  HeadModel m;
+  const void* weights = nullptr;  // W1^T, then W2^T at m.w2, in the compute type
+  const float* floats = nullptr;  // the biases
+  const void* x = nullptr;        // [batch, k] in the compute type or float32 (m.x_f32), 16-byte aligned
+  void* y = nullptr;              // [batch, classes] in m.out
+  int64_t batch = 0;
+};
+
+// acc += the dot product of 8 values of W and 8 of x (16 bytes each).
+template <class T>
+__device__ __forceinline__ float dot8(const uint4& w, const uint4& x, float acc) {
+  const uint32_t wv[4] = {w.x, w.y, w.z, w.w}, xv[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 a = dev::unpack_pair<T>(wv[i]), b = dev::unpack_pair<T>(xv[i]);
+    acc = fmaf(a.x, b.x, acc);
+    acc = fmaf(a.y, b.y, acc);
+  }
+  return acc;
+}
+
+// Row `c` (8 values) of x as 16 bytes of T: a copy, or 8 floats rounded (a float input: the precision pass's Cast
+// is a view of the chain).
+template <class T>
+__device__ __forceinline__ uint4 load_x8(const void* x, bool f32, int64_t chunk) {
+  if (!f32) return __ldg(static_cast<const uint4*>(x) + chunk);
+  const float4 lo = __ldg(static_cast<const float4*>(x) + 2 * chunk),
+               hi = __ldg(static_cast<const float4*>(x) + 2 * chunk + 1);
+  return make_uint4(dev::pack_pair<T>(lo.x, lo.y), dev::pack_pair<T>(lo.z, lo.w), dev::pack_pair<T>(hi.x, hi.y),
+                    dev::pack_pair<T>(hi.z, hi.w));
+}
+
+template <class T, int R>
+__global__ void __launch_bounds__(kThreads) head_kernel(Args a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const HeadModel& m = a.m;
+  const int K = m.k, H = m.hidden, C = m.classes, kc = K / 8;
+  const int64_t s0 = static_cast<int64_t>(blockIdx.x) * R;
+  const int rows = static_cast<int>(min(static_cast<int64_t>(R), a.batch - s0));
+  T* xs = reinterpret_cast<T*>(smem);                               // [R][K]
+  T* w2s = xs + R * K;                                              // [C][H], 16-byte aligned (K % 8 == 0)
+  float* hs = reinterpret_cast<float*>(w2s + (C * H + 7) / 8 * 8);  // [R][H]
+  float* ls = hs + R * H;                                           // [R][C]
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, nwarps = blockDim.x >> 5;
+  const T* w1 = static_cast<const T*>(a.weights);
+  // Each warp takes hidden units h0 and h0 + nwarps together (two rows of W1^T in flight), the first kPre 16-byte
+  // chunks of each row per lane requested at once; the first pair's before the input's copy, so that the two
+  // latencies overlap.
+  constexpr int kPre = 4;
+  uint4 pa[kPre], pb[kPre];
+  auto request = [&](int h0) {
+    const int h1 = h0 + nwarps < H ? h0 + nwarps : h0;
+    const uint4* r0 = reinterpret_cast<const uint4*>(w1 + static_cast<int64_t>(h0) * K);
+    const uint4* r1 = reinterpret_cast<const uint4*>(w1 + static_cast<int64_t>(h1) * K);
+#pragma unroll
+    for (int i = 0; i < kPre; ++i) {
+      const int c = lane + 32 * i;
+      pa[i] = c < kc ? __ldg(r0 + c) : make_uint4(0u, 0u, 0u, 0u);
+      pb[i] = c < kc ? __ldg(r1 + c) : make_uint4(0u, 0u, 0u, 0u);
+    }
+  };
+  if (warp < H) request(warp);
+  const uint4* w2 = reinterpret_cast<const uint4*>(w1 + m.w2);
+  for (int i = tid; i < (C * H + 7) / 8; i += blockDim.x) reinterpret_cast<uint4*>(w2s)[i] = __ldg(w2 + i);
+  {
+    const void* x = static_cast<const unsigned char*>(a.x) + s0 * K * (m.x_f32 ? 4 : 2);
+    uint4* dst = reinterpret_cast<uint4*>(xs);
+    for (int i = tid; i < rows * kc; i += blockDim.x) dst[i] = load_x8<T>(x, m.x_f32, i);
+  }
+  __syncthreads();
+  const float* b1 = a.floats + m.b1;
+  const auto act = static_cast<dev::Act>(m.act);
+  for (int h0 = warp; h0 < H; h0 += 2 * nwarps) {
+    const int h1 = h0 + nwarps;
+    const bool two = h1 < H;
+    if (h0 != warp) request(h0);
+    float acc0[R], acc1[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = 0.f;
+    auto accumulate = [&](const uint4& wa, const uint4& wb, int c) {
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (r < rows) {
+          const uint4 xv = reinterpret_cast<const uint4*>(xs + r * K)[c];
+          acc0[r] = dot8<T>(wa, xv, acc0[r]);
+          acc1[r] = dot8<T>(wb, xv, acc1[r]);
+        }
+    };
+#pragma unroll
+    for (int i = 0; i < kPre; ++i)
+      if (lane + 32 * i < kc) accumulate(pa[i], pb[i], lane + 32 * i);
+    const uint4* row0 = reinterpret_cast<const uint4*>(w1 + static_cast<int64_t>(h0) * K);
+    const uint4* row1 = reinterpret_cast<const uint4*>(w1 + static_cast<int64_t>(two ? h1 : h0) * K);
+#pragma unroll 2
+    for (int c = lane + 32 * kPre; c < kc; c += 32) accumulate(__ldg(row0 + c), __ldg(row1 + c), c);
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int s = 16; s; s >>= 1) {
+        acc0[r] += __shfl_xor_sync(0xffffffffu, acc0[r], s);
+        acc1[r] += __shfl_xor_sync(0xffffffffu, acc1[r], s);
+      }
+    if (lane == 0)
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (r < rows) {
+          hs[r * H + h0] = dev::activate(act, acc0[r] + b1[h0]);
+          if (two) hs[r * H + h1] = dev::activate(act, acc1[r] + b1[h1]);
+        }
+  }
+  __syncthreads();
+  const float* b2 = a.floats + m.b2;
+  for (int i = tid; i < rows * C; i += blockDim.x) {
+    const int r = i / C, c = i - r * C;
+    const float* hr = hs + r * H;
+    const T* wr = w2s + c * H;
+    float s = b2[c];
+    for (int j = 0; j < H; ++j) s = fmaf(hr[j], dev::to_float(wr[j]), s);
+    ls[i] = s;
+  }
+  __syncthreads();
+  // Softmax per sample; a NaN anywhere in a row makes the whole row NaN (its sum), as the per-step kernels do.
+  for (int r = warp; r < rows; r += nwarps) {
+    const float* lr = ls + r * C;
+    float mx = -INFINITY;
+    for (int c = lane; c < C; c += 32) mx = fmaxf(mx, lr[c]);
+#pragma unroll
+    for (int s = 16; s; s >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, s));
+    float sum = 0.f;
+    for (int c = lane; c < C; c += 32) sum += __expf(lr[c] - mx);
+#pragma unroll
+    for (int s = 16; s; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
+    const float inv = 1.f / sum;
+    const int64_t o = (s0 + r) * C;
+    for (int c = lane; c < C; c += 32) {
+      const float p = __expf(lr[c] - mx) * inv;
+      if (m.out == Elem::F32)
+        static_cast<float*>(a.y)[o + c] = p;
+      else
+        static_cast<T*>(a.y)[o + c] = dev::from_float<T>(p);
+    }
+  }
+}
+
+}  // namespace ie::sr::head
