@@ -167,7 +167,7 @@ std::unique_ptr<Kernel> make_attention_cpu(const KernelInit& init) {
     using C = ComputeOf<T>;
     WeightInput<C> cos_in(init, 3), sin_in(init, 4), w_in(init, 1), bias_in(init, 2);
     return make_kernel([s, cos_in, sin_in, w_in, bias_in](KernelContext& ctx) {
-      std::vector<C> cs, ss, ws, bs;
+      ComputeBuffer<C> cs, ss, ws, bs;
       const C* cos = s.rope == RopeMode::None ? nullptr : cos_in.get(ctx, cs);
       const C* sin = s.rope == RopeMode::None ? nullptr : sin_in.get(ctx, ss);
       const C* w = s.projection ? w_in.get(ctx, ws) : nullptr;
@@ -178,7 +178,8 @@ std::unique_ptr<Kernel> make_attention_cpu(const KernelInit& init) {
       // stay in cache for the attention that follows. (Static chunks: the same blocks on every run.)
       constexpr int64_t kBlock = 32;
       parallel_for(s.batch, kBlock, [&](int64_t begin, int64_t end) {
-        std::vector<C> scratch, qkv, wide;
+        std::vector<C> scratch;
+        ComputeBuffer<C> qkv, wide;  // Eigen's product reads and writes them
         for (int64_t b0 = begin; b0 < end; b0 += kBlock) {
           const int64_t b1 = std::min(end, b0 + kBlock);
           if (!s.projection) {

@@ -50,7 +50,7 @@ std::unique_ptr<Kernel> make_batch_norm_cpu(const KernelInit& init) {
     using C = ComputeOf<T>;
     WeightInput<C> scale_in(init, 1), bias_in(init, 2), mean_in(init, 3), var_in(init, 4);
     return make_kernel([=](KernelContext& ctx) {
-      std::vector<C> s1, s2, s3, s4;
+      ComputeBuffer<C> s1, s2, s3, s4;
       const C* scale = scale_in.get(ctx, s1);
       const C* bias = bias_in.get(ctx, s2);
       const C* mean = mean_in.get(ctx, s3);
@@ -83,7 +83,7 @@ std::unique_ptr<Kernel> make_batch_norm_cpu(const KernelInit& init) {
         }
       });
       if (!training) return;
-      std::vector<C> r1, r2;
+      ComputeBuffer<C> r1, r2;
       const C* run_mean = mean_in.get(ctx, r1);
       const C* run_var = var_in.get(ctx, r2);
       for (size_t o = 1; o < ctx.outputs.size() && o < 5; ++o) {

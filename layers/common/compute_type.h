@@ -1,6 +1,7 @@
 // float16 and bfloat16 tensors are computed in float: these helpers convert inputs to the compute type and results back.
 #pragma once
 
+#include <Eigen/Core>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -10,10 +11,16 @@
 
 namespace ie {
 
+/// Host buffers of compute values that Eigen's products read or write, aligned to its packets: a product peels
+/// unaligned leading elements into a scalar loop, so a buffer whose heap alignment changed from run to run could
+/// change the rounding of a few outputs (seen in the im2col convolution: the same plan gave other bits on its first
+/// run than on later ones).
+template <class C>
+using ComputeBuffer = std::vector<C, Eigen::aligned_allocator<C>>;
 
 /// Reads any float tensor as C values: returns its own pointer when it already holds C, else converts into `store`.
 template <class C>
-const C* as_compute(const TensorRef& t, std::vector<C>& store) {
+const C* as_compute(const TensorRef& t, ComputeBuffer<C>& store) {
   if (t.dtype == dtype_of<C>()) return t.as<const C>();
   int64_t n = t.numel();
   store.resize(static_cast<size_t>(n));
@@ -25,10 +32,10 @@ const C* as_compute(const TensorRef& t, std::vector<C>& store) {
   return store.data();
 }
 
-/// Same for a host Tensor (constant weights packed at plan time): always copies into a vector of C.
+/// Same for a host Tensor (constant weights packed at plan time): always copies into a buffer of C.
 template <class C>
-std::vector<C> to_compute(const Tensor& t) {
-  std::vector<C> out;
+ComputeBuffer<C> to_compute(const Tensor& t) {
+  ComputeBuffer<C> out;
   TensorRef ref{const_cast<void*>(t.data()), t.dtype(), t.shape()};
   const C* p = as_compute(ref, out);
   if (out.empty()) out.assign(p, p + t.numel());
@@ -43,12 +50,12 @@ class WeightInput {
   WeightInput(const KernelInit& init, size_t i) : m_index(i) {
     m_present = i < init.inputs.size() && init.inputs[i].dtype != DType::Undefined;
     if (m_present && i < init.constants.size() && init.constants[i])
-      m_packed = std::make_shared<std::vector<C>>(to_compute<C>(*init.constants[i]));
+      m_packed = std::make_shared<ComputeBuffer<C>>(to_compute<C>(*init.constants[i]));
   }
   bool present() const { return m_present; }
   /// The packed constant, or nullptr when the input is absent or not constant.
   const C* constant() const { return m_packed ? m_packed->data() : nullptr; }
-  const C* get(const KernelContext& ctx, std::vector<C>& scratch) const {
+  const C* get(const KernelContext& ctx, ComputeBuffer<C>& scratch) const {
     if (!m_present) return nullptr;
     if (m_packed) return m_packed->data();
     return as_compute<C>(ctx.inputs[m_index], scratch);
@@ -57,7 +64,7 @@ class WeightInput {
  private:
   size_t m_index;
   bool m_present = false;
-  std::shared_ptr<std::vector<C>> m_packed;  // shared: kernels are copied into their lambda
+  std::shared_ptr<ComputeBuffer<C>> m_packed;  // shared: kernels are copied into their lambda
 };
 
 /// Output buffer in the compute type: the tensor itself when it holds C, else a scratch vector; commit() converts.
@@ -79,7 +86,7 @@ class ComputeOut {
 
  private:
   TensorRef m_ref;
-  std::vector<C> m_store;
+  ComputeBuffer<C> m_store;
 };
 
 }  // namespace ie

@@ -169,7 +169,8 @@ std::unique_ptr<Kernel> make_conv_kernel(const KernelInit& init, const ConvSetup
         if (const float* w = w_in.constant())
           packed = std::make_shared<const std::vector<float>>(cpu::direct_conv_pack(direct, w));
         return make_kernel([setup, direct, packed, w_in, b_in](KernelContext& ctx) {
-          std::vector<float> xs, ws, bs, run_packed;
+          ComputeBuffer<float> xs, ws, bs;
+          std::vector<float> run_packed;
           const float* x = as_compute<float>(ctx.inputs[0], xs);
           const float* w = packed ? packed->data() : nullptr;
           if (!w) {
@@ -183,7 +184,7 @@ std::unique_ptr<Kernel> make_conv_kernel(const KernelInit& init, const ConvSetup
       }
     }
     return make_kernel([setup, w_in, b_in](KernelContext& ctx) {
-      std::vector<C> xs, ws, bs;
+      ComputeBuffer<C> xs, ws, bs;
       const C* x = as_compute<C>(ctx.inputs[0], xs);
       const C* w = w_in.get(ctx, ws);
       const C* b = b_in.get(ctx, bs);

@@ -28,7 +28,7 @@ std::unique_ptr<Kernel> make_gemm_cpu(const KernelInit& init) {
     using C = ComputeOf<typename decltype(tag)::type>;
     WeightInput<C> b_in(init, 1), c_in(init, 2);
     return make_kernel([s, b_in, c_in](KernelContext& ctx) {
-      std::vector<C> as, bs, cs;
+      ComputeBuffer<C> as, bs, cs;
       const C* a = as_compute<C>(ctx.inputs[0], as);
       const C* b = b_in.get(ctx, bs);
       const C* c = s.beta != 0 ? c_in.get(ctx, cs) : nullptr;

@@ -30,7 +30,7 @@ std::unique_ptr<Kernel> make_instance_norm_cpu(const KernelInit& init) {
     using C = ComputeOf<T>;
     WeightInput<C> scale_in(init, 1), bias_in(init, 2);
     return make_kernel([=](KernelContext& ctx) {
-      std::vector<C> s1, s2;
+      ComputeBuffer<C> s1, s2;
       const C* scale = scale_in.get(ctx, s1);
       const C* bias = bias_in.get(ctx, s2);
       const T* x = ctx.inputs[0].as<const T>();

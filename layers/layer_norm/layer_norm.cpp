@@ -63,7 +63,8 @@ std::unique_ptr<Kernel> make_layer_norm_cpu(const KernelInit& init) {
     WeightInput<C> scale_in(init, 1), bias_in(init, 2);
     return make_kernel([s, scale_in, bias_in, label](KernelContext& ctx) {
       const Activation act = s.activation;
-      std::vector<C> ss, bs, se, be;
+      ComputeBuffer<C> ss, bs;
+      std::vector<C> se, be;
       const C* scale = broadcast_to(scale_in.get(ctx, ss), s.scale_shape, s.normalized, se, label);
       const C* bias =
           bias_in.present() ? broadcast_to(bias_in.get(ctx, bs), s.bias_shape, s.normalized, be, label) : nullptr;

@@ -33,7 +33,7 @@ std::unique_ptr<Kernel> make_linear_cpu(const KernelInit& init) {
     using C = ComputeOf<typename decltype(tag)::type>;
     WeightInput<C> w_in(init, 1), b_in(init, 2);
     return make_kernel([s, w_in, b_in](KernelContext& ctx) {
-      std::vector<C> as, ws, bs;
+      ComputeBuffer<C> as, ws, bs;
       const C* a = as_compute<C>(ctx.inputs[0], as);
       const C* w = w_in.get(ctx, ws);
       const C* bias = b_in.get(ctx, bs);
@@ -44,7 +44,7 @@ std::unique_ptr<Kernel> make_linear_cpu(const KernelInit& init) {
       gemm<C>(false, s.trans_w, s.rows, s.n, s.k, C(1), a, s.k, w, s.trans_w ? s.k : s.n, bias ? C(1) : C(0), y, s.n);
       apply_activation(s.activation, y, s.rows * s.n);
       if (s.residual) {
-        std::vector<C> rs;
+        ComputeBuffer<C> rs;
         const C* r = as_compute<C>(ctx.inputs[3], rs);
         parallel_for(s.rows * s.n, 1 << 15, [&](int64_t b, int64_t e) {
           for (int64_t i = b; i < e; ++i) y[i] += r[i];

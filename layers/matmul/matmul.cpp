@@ -23,7 +23,7 @@ std::unique_ptr<Kernel> make_matmul_cpu(const KernelInit& init) {
     using C = ComputeOf<typename decltype(tag)::type>;
     WeightInput<C> b_in(init, 1);
     return make_kernel([s, b_in](KernelContext& ctx) {
-      std::vector<C> as, bs;
+      ComputeBuffer<C> as, bs;
       const C* a = as_compute<C>(ctx.inputs[0], as);
       const C* b = b_in.get(ctx, bs);
       ComputeOut<C> out(ctx.outputs[0]);

@@ -293,14 +293,14 @@ std::unique_ptr<Kernel> make_resize_cpu(const KernelInit& init) {
   return dispatch_float(init.inputs[0].dtype, "Resize", [&](auto tag) -> std::unique_ptr<Kernel> {
     using C = ComputeOf<typename decltype(tag)::type>;
     return make_kernel([s, taps](KernelContext& ctx) {
-      std::vector<C> xs, a, b;
+      ComputeBuffer<C> xs, a, b;
       const C* cur_data = as_compute<C>(ctx.inputs[0], xs);
       Shape cur = s.in;
       for (size_t d = s.in.size(); d-- > 0;) {
         if (taps[d].empty()) continue;
         Shape next = cur;
         next[d] = s.out[d];
-        std::vector<C>& dst = cur_data == a.data() ? b : a;
+        ComputeBuffer<C>& dst = cur_data == a.data() ? b : a;
         dst.resize(static_cast<size_t>(numel_range(next, 0, next.size())));
         resize_axis(s, d, cur, taps[d], cur_data, dst.data());
         cur_data = dst.data();
