@@ -35,7 +35,7 @@ class CpuBackend : public Backend {
 }  // namespace
 
 IE_REGISTER_BACKEND(cpu) {
-  register_backend(kernel_set::kCpu, BackendTraits{{kernel_set::kCpu}, {Precision::fp32}},
+  register_backend(kernel_set::kCpu, BackendTraits{{kernel_set::kCpu}, {Precision::fp32}, nullptr},
                    [](const Options&, std::shared_ptr<void>*) { return std::make_shared<CpuBackend>(); }, nullptr);
 }
 
