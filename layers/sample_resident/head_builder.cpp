@@ -70,6 +70,7 @@ bool build_head(const ChainSpec& spec, int rows, int smem_bytes, HeadBuilt* out,
   m.w2 = static_cast<int32_t>((b.weights.size() + 7) / 8 * 8);
   b.weights.resize(m.w2, 0);
   b.weights.insert(b.weights.end(), fc2.w.begin(), fc2.w.end());
+  b.weights.resize((b.weights.size() + 7) / 8 * 8, 0);  // the kernel stages W2^T in whole 16-byte chunks
   // Shared memory: the tile's input rows, W2^T, the hidden rows and the logits (floats).
   const int64_t bytes = static_cast<int64_t>(rows) * (fc1.k * 2 + (fc1.n + fc2.n) * 4) +
                         (static_cast<int64_t>(fc2.n) * fc2.k + 7) / 8 * 16;
