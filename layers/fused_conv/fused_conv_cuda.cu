@@ -128,16 +128,19 @@ void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const voi
     int waste, nw;
   };
   std::vector<Option> options;
-  auto add = [&](auto cfg) {
+  // A configuration's kernel, on its own tile size or on `target_pixels` conv outputs per tile (named `name`).
+  auto add = [&](auto cfg, const char* name = nullptr, int target_pixels = 0) {
     using Cfg = decltype(cfg);
     fc::StackedPlan plan;
-    if (!fc::make_stacked_plan(s, v, Cfg::kNW, Cfg::kTargetPixels, smem_limit, &plan, nullptr, sizeof(TIn))) return;
+    if (!fc::make_stacked_plan(s, v, Cfg::kNW, target_pixels ? target_pixels : Cfg::kTargetPixels, smem_limit, &plan,
+                               nullptr, sizeof(TIn)))
+      return;
     RunFn run = [plan, packed, bias](const void* x, void* y, cudaStream_t stream) {
       return fc::launch_fused_conv_stacked<Cfg, Word, TIn, T>(plan, static_cast<const TIn*>(x), packed, bias,
                                                               static_cast<T*>(y), stream);
     };
     const int ntiles = (plan.cwk + 7) / 8;
-    options.push_back({{Cfg::kName, std::move(run)}, plan.groups * plan.nw - ntiles, plan.nw});
+    options.push_back({{name ? name : Cfg::kName, std::move(run)}, plan.groups * plan.nw - ntiles, plan.nw});
   };
   add(fc::StackedW4N5{});  // conv1 (lab, batch 10000): 0.33 ms
   add(fc::StackedW5N5{});
@@ -147,6 +150,11 @@ void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const voi
   add(fc::StackedW4N4Small{});  // batch 1: conv2 0.012 ms
   add(fc::StackedW4N2{});       // batch 1: conv1 0.008 ms
   add(fc::StackedW8N2{});
+  // Latency tiles for small batches: the same kernels on bands of 2-4 pooled rows of conv1's size, so that one
+  // image spreads over 10-20 CTAs instead of 2 (a CTA's time is a chain of dependent MMAs over its units). H200,
+  // bf16, tuning records (one launch between events): conv1 at batch 1 11.7 -> 9.1 us, at 16 12.0 -> 9.3 us.
+  add(fc::StackedW4N5{}, "stk_w4_n5_px640", 640);
+  add(fc::StackedW4N5{}, "stk_w4_n5_px320", 320);
   std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) {
     return a.waste != b.waste ? a.waste < b.waste : a.nw > b.nw;
   });
@@ -159,10 +167,11 @@ void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const voi
 template <class Word, class TIn, class T>
 void add_shared_rows_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,
                                 int smem_limit, std::vector<Candidate>* out) {
-  auto add = [&](auto cfg, const char* name) {
+  auto add = [&](auto cfg, const char* name, int target_pixels = 0) {
     using Cfg = decltype(cfg);
     fc::StackedPlan plan;
-    if (!fc::make_stacked_plan(s, v, Cfg::kNW, Cfg::kTargetPixels, smem_limit, &plan, nullptr, sizeof(TIn), true))
+    if (!fc::make_stacked_plan(s, v, Cfg::kNW, target_pixels ? target_pixels : Cfg::kTargetPixels, smem_limit, &plan,
+                               nullptr, sizeof(TIn), true))
       return;
     out->push_back({name, [plan, packed, bias](const void* x, void* y, cudaStream_t stream) {
                       return fc::launch_fused_conv_shared_rows<Cfg, Word, TIn, T>(
@@ -171,6 +180,10 @@ void add_shared_rows_candidates(const fc::ConvPoolShape& s, fc::Variant v, const
   };
   add(fc::StackedW4N4{}, "shr_w4_n4_px1024");
   add(fc::StackedW4N4Small{}, "shr_w4_n4_px512");
+  // Latency tiles (small batches): one or two pooled rows of conv2's size per CTA, a unit per warp at most. They
+  // gain little (H200, batch 16: 11.5-12.7 us against 11.8-13.2 for px512): conv2's time is its units' MMA chain.
+  add(fc::StackedW4N4Small{}, "shr_w4_n4_px256", 256);
+  add(fc::StackedW4N4Small{}, "shr_w4_n4_px128", 128);
 }
 
 // Median milliseconds of `c` on the session's stream over fresh inputs in [0, 1) (never zeros: they run faster).

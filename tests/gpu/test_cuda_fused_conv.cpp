@@ -223,7 +223,8 @@ TEST_CASE("cuda FusedConv: every stacked configuration matches the CPU in every 
       {{2, 2, 19, 23}, 2, 5, 0, 3, 2},     // overlapping pool: the shared-memory epilogue
   };
   const char* configs[] = {"stk_w4_n5_px3200", "stk_w5_n5_px3200", "stk_w4_n4_px1024", "stk_w8_n5_px6400",
-                           "stk_w8_n4_px4096", "stk_w4_n4_px512",  "stk_w4_n2_px1024", "stk_w8_n2_px6400"};
+                           "stk_w8_n4_px4096", "stk_w4_n4_px512",  "stk_w4_n2_px1024", "stk_w8_n2_px6400",
+                           "stk_w4_n5_px640",  "stk_w4_n5_px320"};
   for (Precision p : {Precision::bf16, Precision::fp16, Precision::tf32})
     for (const FusedCase& c : cases) {
       const std::string what = describe(c);
@@ -279,7 +280,7 @@ TEST_CASE("cuda FusedConv: every shared-rows configuration matches the CPU in fp
       if (sc.taken && c.x[0] > 1) in[0].data_as<float>()[in[0].numel() / c.x[0] + 7] = NAN;  // image 1 only
       const Graph g = graph_of(c, in, "shared");
       const std::vector<Tensor> want = run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}});
-      for (const char* config : {"shr_w4_n4_px1024", "shr_w4_n4_px512"}) {
+      for (const char* config : {"shr_w4_n4_px1024", "shr_w4_n4_px512", "shr_w4_n4_px256", "shr_w4_n4_px128"}) {
         INFO(what, " in ", precision_name(p), " with ", config);
         ScopedEnv env("IE_FUSED_CONV_CONFIG", config);
         if (!sc.taken) {  // declined: another kernel set, the node's parts, or no kernel (pooled, nothing else)
