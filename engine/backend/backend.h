@@ -100,9 +100,9 @@ std::shared_ptr<Backend> make_backend(const std::string& name, const Options& op
 void check_devices(const std::string& name, const std::vector<int>& devices);
 /// The devices backend `name` can serve on here (Options::devices takes numbers below it); "auto" resolves first.
 int backend_device_count(const std::string& name);
-/// Starts a backend's device and libraries ahead of use (the CUDA context, cuBLAS and cuDNN), so that a caller
-/// can overlap that start-up with its own work, e.g. reading input files on another thread. Errors are left for
-/// the engine's load to report; the host backend has nothing to start.
+/// Starts a backend's device ahead of use (the CUDA context and stream; library handles wait for the first kernel
+/// that needs them), so that a caller can overlap that start-up with its own work, e.g. reading input files on
+/// another thread. Errors are left for the engine's load to report; the host backend has nothing to start.
 void warm_up_backend(const std::string& name, const Options& options);
 /// Whether a backend exists in this build and can run here; `reason` says why not.
 bool backend_available(const std::string& name, std::string* reason);

@@ -9,12 +9,13 @@
 namespace ie::cuda {
 
 /// One cuDNN descriptor type: created on construction, destroyed on destruction, movable, not copyable.
-template <class T, cudnnStatus_t (*kCreate)(T*), cudnnStatus_t (*kDestroy)(T)>
+/// kCreate, kDestroy: the CudnnApi entries that make and free it.
+template <class T, auto kCreate, auto kDestroy>
 class CudnnDesc {
  public:
-  CudnnDesc() { IE_CUDA_CHECK(kCreate(&m_desc)); }
+  CudnnDesc() { IE_CUDA_CHECK((dnn_api().*kCreate)(&m_desc)); }
   ~CudnnDesc() {
-    if (m_desc) kDestroy(m_desc);
+    if (m_desc) (dnn_api().*kDestroy)(m_desc);
   }
   CudnnDesc(CudnnDesc&& o) noexcept : m_desc(std::exchange(o.m_desc, nullptr)) {}
   CudnnDesc& operator=(CudnnDesc&& o) noexcept {
@@ -29,19 +30,22 @@ class CudnnDesc {
   T m_desc = nullptr;
 };
 
-using TensorDesc = CudnnDesc<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
-using FilterDesc = CudnnDesc<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
-using ConvDesc =
-    CudnnDesc<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor>;
-using PoolDesc = CudnnDesc<cudnnPoolingDescriptor_t, cudnnCreatePoolingDescriptor, cudnnDestroyPoolingDescriptor>;
-using ActivationDesc =
-    CudnnDesc<cudnnActivationDescriptor_t, cudnnCreateActivationDescriptor, cudnnDestroyActivationDescriptor>;
+using TensorDesc =
+    CudnnDesc<cudnnTensorDescriptor_t, &CudnnApi::cudnnCreateTensorDescriptor, &CudnnApi::cudnnDestroyTensorDescriptor>;
+using FilterDesc =
+    CudnnDesc<cudnnFilterDescriptor_t, &CudnnApi::cudnnCreateFilterDescriptor, &CudnnApi::cudnnDestroyFilterDescriptor>;
+using ConvDesc = CudnnDesc<cudnnConvolutionDescriptor_t, &CudnnApi::cudnnCreateConvolutionDescriptor,
+                           &CudnnApi::cudnnDestroyConvolutionDescriptor>;
+using PoolDesc = CudnnDesc<cudnnPoolingDescriptor_t, &CudnnApi::cudnnCreatePoolingDescriptor,
+                           &CudnnApi::cudnnDestroyPoolingDescriptor>;
+using ActivationDesc = CudnnDesc<cudnnActivationDescriptor_t, &CudnnApi::cudnnCreateActivationDescriptor,
+                                 &CudnnApi::cudnnDestroyActivationDescriptor>;
 
 /// A packed NCHW float tensor descriptor.
 inline TensorDesc nchw_desc(int64_t n, int64_t c, int64_t h, int64_t w) {
   TensorDesc d;
-  IE_CUDA_CHECK(cudnnSetTensor4dDescriptor(d.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(n),
-                                           static_cast<int>(c), static_cast<int>(h), static_cast<int>(w)));
+  IE_CUDA_CHECK(dnn_api().cudnnSetTensor4dDescriptor(d.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(n),
+                                                     static_cast<int>(c), static_cast<int>(h), static_cast<int>(w)));
   return d;
 }
 

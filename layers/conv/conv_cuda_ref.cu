@@ -62,22 +62,22 @@ AlgoChoice pick(const cudnnConvolutionFwdAlgoPerf_t* perf, int count, bool tf32,
 // Times every algorithm (cudnnFind) and returns the fastest usable one.
 AlgoChoice search_algo(cudnnHandle_t handle, const TensorDesc& x, const FilterDesc& w, const ConvDesc& conv,
                        const TensorDesc& y, bool tf32, const std::string& where) {
-  IE_CUDA_CHECK(cudnnSetConvolutionMathType(conv.get(), allowed_math(tf32)));
+  IE_CUDA_CHECK(cuda::dnn_api().cudnnSetConvolutionMathType(conv.get(), allowed_math(tf32)));
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int returned = 0;
-  IE_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(handle, x.get(), w.get(), conv.get(), y.get(),
-                                                     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+  IE_CUDA_CHECK(cuda::dnn_api().cudnnFindConvolutionForwardAlgorithm(
+      handle, x.get(), w.get(), conv.get(), y.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
   return pick(perf, returned, tf32, true, where);
 }
 
 // cuDNN's heuristic, for IE_TUNE=off: no timing, no file.
 AlgoChoice heuristic_algo(cudnnHandle_t handle, const TensorDesc& x, const FilterDesc& w, const ConvDesc& conv,
                           const TensorDesc& y, bool tf32, const std::string& where) {
-  IE_CUDA_CHECK(cudnnSetConvolutionMathType(conv.get(), allowed_math(tf32)));
+  IE_CUDA_CHECK(cuda::dnn_api().cudnnSetConvolutionMathType(conv.get(), allowed_math(tf32)));
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int returned = 0;
-  IE_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(handle, x.get(), w.get(), conv.get(), y.get(),
-                                                       CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+  IE_CUDA_CHECK(cuda::dnn_api().cudnnGetConvolutionForwardAlgorithm_v7(
+      handle, x.get(), w.get(), conv.get(), y.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
   return pick(perf, returned, tf32, false, where);
 }
 
@@ -93,12 +93,13 @@ std::optional<AlgoChoice> from_record(const TuneRecord& r, cudnnHandle_t handle,
   if (m != CUDNN_DEFAULT_MATH && m != CUDNN_TENSOR_OP_MATH && m != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION &&
       m != CUDNN_FMA_MATH)
     return std::nullopt;
-  if (!math_ok(m, tf32) || cudnnSetConvolutionMathType(conv.get(), m) != CUDNN_STATUS_SUCCESS) return std::nullopt;
+  if (!math_ok(m, tf32) || cuda::dnn_api().cudnnSetConvolutionMathType(conv.get(), m) != CUDNN_STATUS_SUCCESS)
+    return std::nullopt;
   AlgoChoice c{static_cast<cudnnConvolutionFwdAlgo_t>(static_cast<int>(*algo)), m, 0,
                r.number("time_ms").value_or(-1.0)};
   size_t need = 0;
-  if (cudnnGetConvolutionForwardWorkspaceSize(handle, x.get(), w.get(), conv.get(), y.get(), c.algo, &need) !=
-          CUDNN_STATUS_SUCCESS ||
+  if (cuda::dnn_api().cudnnGetConvolutionForwardWorkspaceSize(handle, x.get(), w.get(), conv.get(), y.get(), c.algo,
+                                                              &need) != CUDNN_STATUS_SUCCESS ||
       need > kMaxAlgoWorkspace)
     return std::nullopt;
   c.workspace = std::max(need, static_cast<size_t>(*workspace));
@@ -158,19 +159,19 @@ class CudnnConvKernel : public Kernel {
       init.fail("tensor too large for cuDNN's 32-bit sizes");
     m_x = cuda::nchw_desc(s.batch, s.in_channels, in_h, in_w);
     m_y = cuda::nchw_desc(s.batch, s.out_channels, g.out[1], g.out[2]);
-    IE_CUDA_CHECK(cudnnSetFilter4dDescriptor(m_w.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                             static_cast<int>(s.out_channels),
-                                             static_cast<int>(s.in_channels / s.group), static_cast<int>(g.kernel[1]),
-                                             static_cast<int>(g.kernel[2])));
-    IE_CUDA_CHECK(cudnnSetConvolution2dDescriptor(
+    IE_CUDA_CHECK(cuda::dnn_api().cudnnSetFilter4dDescriptor(
+        m_w.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, static_cast<int>(s.out_channels),
+        static_cast<int>(s.in_channels / s.group), static_cast<int>(g.kernel[1]), static_cast<int>(g.kernel[2])));
+    IE_CUDA_CHECK(cuda::dnn_api().cudnnSetConvolution2dDescriptor(
         m_conv.get(), static_cast<int>(pad[0]), static_cast<int>(pad[1]), static_cast<int>(g.stride[1]),
         static_cast<int>(g.stride[2]), static_cast<int>(g.dilation[1]), static_cast<int>(g.dilation[2]),
         CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-    IE_CUDA_CHECK(cudnnSetConvolutionGroupCount(m_conv.get(), static_cast<int>(s.group)));
-    IE_CUDA_CHECK(cudnnSetConvolutionMathType(m_conv.get(), st.tf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+    IE_CUDA_CHECK(cuda::dnn_api().cudnnSetConvolutionGroupCount(m_conv.get(), static_cast<int>(s.group)));
+    IE_CUDA_CHECK(
+        cuda::dnn_api().cudnnSetConvolutionMathType(m_conv.get(), st.tf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
     int dims[4];
-    IE_CUDA_CHECK(cudnnGetConvolution2dForwardOutputDim(m_conv.get(), m_x.get(), m_w.get(), dims, dims + 1,
-                                                        dims + 2, dims + 3));
+    IE_CUDA_CHECK(cuda::dnn_api().cudnnGetConvolution2dForwardOutputDim(m_conv.get(), m_x.get(), m_w.get(), dims,
+                                                                        dims + 1, dims + 2, dims + 3));
     if (dims[2] != g.out[1] || dims[3] != g.out[2])
       init.fail("cuDNN's conv output ", dims[2], "x", dims[3], " differs from the inferred ", g.out[1], "x",
                 g.out[2]);
@@ -183,17 +184,17 @@ class CudnnConvKernel : public Kernel {
           << g.stride[2] << '/' << g.dilation[1] << ',' << g.dilation[2] << '/' << s.group;
     AlgoChoice c = choose_algo(st, shape.str(), m_x, m_w, m_conv, m_y, init.node.label());
     m_algo = c.algo;
-    IE_CUDA_CHECK(cudnnSetConvolutionMathType(m_conv.get(), c.math));
+    IE_CUDA_CHECK(cuda::dnn_api().cudnnSetConvolutionMathType(m_conv.get(), c.math));
     size_t ws = 0;
-    IE_CUDA_CHECK(
-        cudnnGetConvolutionForwardWorkspaceSize(m_handle, m_x.get(), m_w.get(), m_conv.get(), m_y.get(), m_algo, &ws));
+    IE_CUDA_CHECK(cuda::dnn_api().cudnnGetConvolutionForwardWorkspaceSize(m_handle, m_x.get(), m_w.get(), m_conv.get(),
+                                                                          m_y.get(), m_algo, &ws));
     m_algo_workspace = std::max(ws, c.workspace);
 
     m_fused = m_has_bias && (m_relu || m_algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
     if (m_has_bias) m_bias = cuda::nchw_desc(1, s.out_channels, 1, 1);
     if (m_relu || m_fused)
-      IE_CUDA_CHECK(cudnnSetActivationDescriptor(m_act.get(), m_relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY,
-                                                 CUDNN_NOT_PROPAGATE_NAN, 0.0));
+      IE_CUDA_CHECK(cuda::dnn_api().cudnnSetActivationDescriptor(
+          m_act.get(), m_relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY, CUDNN_NOT_PROPAGATE_NAN, 0.0));
   }
 
   size_t workspace_bytes() const override {
@@ -214,16 +215,19 @@ class CudnnConvKernel : public Kernel {
     void* algo_ws = m_algo_workspace ? ws : nullptr;
     if (m_fused) {
       // z = y with alpha2 = 0: cuDNN reads no residual.
-      IE_CUDA_CHECK(cudnnConvolutionBiasActivationForward(
-          m_handle, &one, m_x.get(), x, m_w.get(), w, m_conv.get(), m_algo, algo_ws, m_algo_workspace, &zero,
-          m_y.get(), y, m_bias.get(), ctx.inputs[2].data, m_act.get(), m_y.get(), y));
+      IE_CUDA_CHECK(cuda::dnn_api().cudnnConvolutionBiasActivationForward(
+          m_handle, &one, m_x.get(), x, m_w.get(), w, m_conv.get(), m_algo, algo_ws, m_algo_workspace, &zero, m_y.get(),
+          y, m_bias.get(), ctx.inputs[2].data, m_act.get(), m_y.get(), y));
       return;
     }
-    IE_CUDA_CHECK(cudnnConvolutionForward(m_handle, &one, m_x.get(), x, m_w.get(), w, m_conv.get(), m_algo, algo_ws,
-                                          m_algo_workspace, &zero, m_y.get(), y));
+    IE_CUDA_CHECK(cuda::dnn_api().cudnnConvolutionForward(m_handle, &one, m_x.get(), x, m_w.get(), w, m_conv.get(),
+                                                          m_algo, algo_ws, m_algo_workspace, &zero, m_y.get(), y));
     if (m_has_bias)
-      IE_CUDA_CHECK(cudnnAddTensor(m_handle, &one, m_bias.get(), ctx.inputs[2].data, &one, m_y.get(), y));
-    if (m_relu) IE_CUDA_CHECK(cudnnActivationForward(m_handle, m_act.get(), &one, m_y.get(), y, &zero, m_y.get(), y));
+      IE_CUDA_CHECK(
+          cuda::dnn_api().cudnnAddTensor(m_handle, &one, m_bias.get(), ctx.inputs[2].data, &one, m_y.get(), y));
+    if (m_relu)
+      IE_CUDA_CHECK(
+          cuda::dnn_api().cudnnActivationForward(m_handle, m_act.get(), &one, m_y.get(), y, &zero, m_y.get(), y));
   }
 
  private:

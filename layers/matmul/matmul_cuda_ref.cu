@@ -73,9 +73,9 @@ class CublasMatMulKernel : public Kernel {
   void gemm(const float* b, const float* a, float* c, int n, int m, int k, int64_t stride_b, int64_t stride_a,
             int count) const {
     const float one = 1.f, zero = 0.f;
-    IE_CUDA_CHECK(cublasGemmStridedBatchedEx(m_handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_32F, n,
-                                             stride_b, a, CUDA_R_32F, k, stride_a, &zero, c, CUDA_R_32F, n,
-                                             static_cast<long long>(m) * n, count, m_compute, CUBLAS_GEMM_DEFAULT));
+    IE_CUDA_CHECK(cuda::blas_api().cublasGemmStridedBatchedEx(
+        m_handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_32F, n, stride_b, a, CUDA_R_32F, k, stride_a,
+        &zero, c, CUDA_R_32F, n, static_cast<long long>(m) * n, count, m_compute, CUBLAS_GEMM_DEFAULT));
   }
 
   std::shared_ptr<const MatMulSetup> m_s;

@@ -79,12 +79,13 @@ class CudnnPoolKernel : public Kernel {
       init.fail("tensor too large for cuDNN's 32-bit sizes");
     m_x = cuda::nchw_desc(s.batch, s.channels, in_h, in_w);
     m_y = cuda::nchw_desc(s.batch, s.channels, w.out[1], w.out[2]);
-    IE_CUDA_CHECK(cudnnSetPooling2dDescriptor(m_pool.get(), mode, CUDNN_PROPAGATE_NAN, static_cast<int>(w.kernel[1]),
-                                              static_cast<int>(w.kernel[2]), static_cast<int>(pad[0]),
-                                              static_cast<int>(pad[1]), static_cast<int>(w.stride[1]),
-                                              static_cast<int>(w.stride[2])));
+    IE_CUDA_CHECK(cuda::dnn_api().cudnnSetPooling2dDescriptor(
+        m_pool.get(), mode, CUDNN_PROPAGATE_NAN, static_cast<int>(w.kernel[1]), static_cast<int>(w.kernel[2]),
+        static_cast<int>(pad[0]), static_cast<int>(pad[1]), static_cast<int>(w.stride[1]),
+        static_cast<int>(w.stride[2])));
     int dims[4];
-    IE_CUDA_CHECK(cudnnGetPooling2dForwardOutputDim(m_pool.get(), m_x.get(), dims, dims + 1, dims + 2, dims + 3));
+    IE_CUDA_CHECK(
+        cuda::dnn_api().cudnnGetPooling2dForwardOutputDim(m_pool.get(), m_x.get(), dims, dims + 1, dims + 2, dims + 3));
     if (dims[2] != w.out[1] || dims[3] != w.out[2])
       init.fail("cuDNN's pooling output ", dims[2], "x", dims[3], " differs from the inferred ", w.out[1], "x",
                 w.out[2]);
@@ -103,7 +104,7 @@ class CudnnPoolKernel : public Kernel {
                        ctx.stream);
       x = ctx.workspace;
     }
-    IE_CUDA_CHECK(cudnnPoolingForward(m_handle, m_pool.get(), &one, m_x.get(), x, &zero, m_y.get(), y));
+    IE_CUDA_CHECK(cuda::dnn_api().cudnnPoolingForward(m_handle, m_pool.get(), &one, m_x.get(), x, &zero, m_y.get(), y));
     if (m_rescale && m_out_elems > 0) {
       constexpr int kThreads = 256;
       rescale_average<<<cuda::blocks_for(m_out_elems, kThreads), kThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(

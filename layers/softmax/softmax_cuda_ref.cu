@@ -21,8 +21,8 @@ class CudnnSoftmaxKernel : public Kernel {
   void run(KernelContext& ctx) override {
     if (m_empty) return;
     const float one = 1.f, zero = 0.f;
-    IE_CUDA_CHECK(cudnnSoftmaxForward(m_handle, m_algo, CUDNN_SOFTMAX_MODE_CHANNEL, &one, m_desc.get(),
-                                      ctx.inputs[0].data, &zero, m_desc.get(), ctx.outputs[0].data));
+    IE_CUDA_CHECK(cuda::dnn_api().cudnnSoftmaxForward(m_handle, m_algo, CUDNN_SOFTMAX_MODE_CHANNEL, &one, m_desc.get(),
+                                                      ctx.inputs[0].data, &zero, m_desc.get(), ctx.outputs[0].data));
   }
 
  private:

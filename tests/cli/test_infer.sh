@@ -47,6 +47,11 @@ check '[[ $(json_get "$work/run.json" "[\"outputs\"][0][\"name\"]") == probs ]]'
 check '[[ $(json_get "$work/run.json" "[\"outputs\"][0][\"shape\"]") == "[7, 10]" ]]' "json: outputs shape"
 check '[[ -n $(json_get "$work/run.json" "[\"samples_per_s\"]") && -n $(json_get "$work/run.json" "[\"seconds\"]") ]]' "json: timing"
 check '[[ $(json_get "$work/run.json" "[\"batch_size\"]") == 7 ]]' "json: batch_size"
+# cuBLAS, cuBLASLt and cuDNN are opened when a kernel first needs them, never by a CPU run (their start-up, in a
+# build with CUDA, cost every process tens of milliseconds)
+LD_DEBUG=files "$bin" --config configs/convnet.yaml --input "$ref/convnet_input_raw.npy" --backend cpu --threads 1 \
+  > /dev/null 2> "$work/loader.txt"
+check '! grep -qE "libcublas|libcudnn" "$work/loader.txt"' "a CPU run opens neither cuBLAS nor cuDNN"
 # --precision auto: the CPU backend implements fp32 alone, and says so
 expect 0 "precision fp32 (auto: the only mode of the cpu backend)" -- "$bin" --config configs/convnet.yaml \
   --input "$ref/convnet_input_raw.npy" --backend cpu --precision auto --json

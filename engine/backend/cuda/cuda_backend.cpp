@@ -25,9 +25,9 @@ CudaState& state_of(void* backend_state) {
 cublasHandle_t CudaState::cublas() const {
   if (!m_cublas) {
     IE_CUDA_CHECK(cudaSetDevice(device));
-    IE_CUDA_CHECK(cublasCreate(&m_cublas));
-    IE_CUDA_CHECK(cublasSetStream(m_cublas, stream));
-    IE_CUDA_CHECK(cublasSetMathMode(m_cublas, tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
+    IE_CUDA_CHECK(blas_api().cublasCreate(&m_cublas));
+    IE_CUDA_CHECK(blas_api().cublasSetStream(m_cublas, stream));
+    IE_CUDA_CHECK(blas_api().cublasSetMathMode(m_cublas, tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
   }
   return m_cublas;
 }
@@ -35,7 +35,7 @@ cublasHandle_t CudaState::cublas() const {
 cublasLtHandle_t CudaState::cublaslt() const {
   if (!m_cublaslt) {
     IE_CUDA_CHECK(cudaSetDevice(device));
-    IE_CUDA_CHECK(cublasLtCreate(&m_cublaslt));
+    IE_CUDA_CHECK(blaslt_api().cublasLtCreate(&m_cublaslt));
   }
   return m_cublaslt;
 }
@@ -43,16 +43,16 @@ cublasLtHandle_t CudaState::cublaslt() const {
 cudnnHandle_t CudaState::cudnn() const {
   if (!m_cudnn) {
     IE_CUDA_CHECK(cudaSetDevice(device));
-    IE_CUDA_CHECK(cudnnCreate(&m_cudnn));
-    IE_CUDA_CHECK(cudnnSetStream(m_cudnn, stream));
+    IE_CUDA_CHECK(dnn_api().cudnnCreate(&m_cudnn));
+    IE_CUDA_CHECK(dnn_api().cudnnSetStream(m_cudnn, stream));
   }
   return m_cudnn;
 }
 
 void CudaState::release_handles() {
-  if (m_cudnn) cudnnDestroy(m_cudnn);
-  if (m_cublaslt) cublasLtDestroy(m_cublaslt);
-  if (m_cublas) cublasDestroy(m_cublas);
+  if (m_cudnn) dnn_api().cudnnDestroy(m_cudnn);
+  if (m_cublaslt) blaslt_api().cublasLtDestroy(m_cublaslt);
+  if (m_cublas) blas_api().cublasDestroy(m_cublas);
   m_cudnn = nullptr, m_cublaslt = nullptr, m_cublas = nullptr;
 }
 

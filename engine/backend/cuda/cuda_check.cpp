@@ -18,11 +18,11 @@ void check(cudaError_t status, const char* expr, const char* file, int line) {
 }
 
 void check(cublasStatus_t status, const char* expr, const char* file, int line) {
-  if (status != CUBLAS_STATUS_SUCCESS) raise("cuBLAS", cublasGetStatusString(status), expr, file, line);
+  if (status != CUBLAS_STATUS_SUCCESS) raise("cuBLAS", blas_api().cublasGetStatusString(status), expr, file, line);
 }
 
 void check(cudnnStatus_t status, const char* expr, const char* file, int line) {
-  if (status != CUDNN_STATUS_SUCCESS) raise("cuDNN", cudnnGetErrorString(status), expr, file, line);
+  if (status != CUDNN_STATUS_SUCCESS) raise("cuDNN", dnn_api().cudnnGetErrorString(status), expr, file, line);
 }
 
 }  // namespace ie::cuda

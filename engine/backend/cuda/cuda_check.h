@@ -1,10 +1,9 @@
 // One check for CUDA, cuBLAS and cuDNN calls: a failure throws Error(Device) naming the call, file and line.
 #pragma once
 
-#include <cublasLt.h>
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <cudnn.h>
+
+#include "engine/backend/cuda/cuda_libraries.h"
 
 namespace ie::cuda {
 

@@ -23,11 +23,11 @@ std::vector<std::pair<std::string, std::string>> cuda_device_info(const CudaStat
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
   int major = 0, minor = 0, patch = 0;  // without a handle: a header need not load cuBLAS
-  cublasGetProperty(MAJOR_VERSION, &major);
-  cublasGetProperty(MINOR_VERSION, &minor);
-  cublasGetProperty(PATCH_LEVEL, &patch);
+  blas_api().cublasGetProperty(MAJOR_VERSION, &major);
+  blas_api().cublasGetProperty(MINOR_VERSION, &minor);
+  blas_api().cublasGetProperty(PATCH_LEVEL, &patch);
   const int cublas = major * 10000 + minor * 100 + patch;
-  const size_t cudnn = cudnnGetVersion();
+  const size_t cudnn = dnn_api().cudnnGetVersion();
   const int sm_clock_khz = attribute(cudaDevAttrClockRate, s.device);
   const int mem_clock_khz = attribute(cudaDevAttrMemoryClockRate, s.device);
   const std::string cc = std::to_string(s.props.major) + "." + std::to_string(s.props.minor);

@@ -25,7 +25,7 @@ struct Scratch {
   cudaEvent_t start = nullptr, stop = nullptr;
   ~Scratch() {
     for (void* p : buffers) cudaFree(p);
-    if (cublas) cublasDestroy(cublas);
+    if (cublas) blas_api().cublasDestroy(cublas);
     if (start) cudaEventDestroy(start);
     if (stop) cudaEventDestroy(stop);
     if (stream) cudaStreamDestroy(stream);
@@ -70,8 +70,8 @@ DevicePeaks measure(Backend& backend) {
   IE_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
   IE_CUDA_CHECK(cudaEventCreate(&s.start));
   IE_CUDA_CHECK(cudaEventCreate(&s.stop));
-  IE_CUDA_CHECK(cublasCreate(&s.cublas));
-  IE_CUDA_CHECK(cublasSetStream(s.cublas, s.stream));
+  IE_CUDA_CHECK(blas_api().cublasCreate(&s.cublas));
+  IE_CUDA_CHECK(blas_api().cublasSetStream(s.cublas, s.stream));
   size_t free_bytes = 0, total_bytes = 0;
   IE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
 
@@ -106,19 +106,21 @@ DevicePeaks measure(Backend& backend) {
   const double flop = 2.0 * double(n) * double(n) * double(n);
   auto tflops = [&](double ms) { return flop / (ms * 1e9); };
 
-  IE_CUDA_CHECK(cublasSetMathMode(s.cublas, CUBLAS_PEDANTIC_MATH));
+  IE_CUDA_CHECK(blas_api().cublasSetMathMode(s.cublas, CUBLAS_PEDANTIC_MATH));
   p.fp32_tflops = tflops(s.median_ms([&] {
-    IE_CUDA_CHECK(cublasSgemm(s.cublas, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim, &one, a, dim, b, dim, &zero, c, dim));
+    IE_CUDA_CHECK(
+        blas_api().cublasSgemm(s.cublas, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim, &one, a, dim, b, dim, &zero, c, dim));
   }));
-  IE_CUDA_CHECK(cublasSetMathMode(s.cublas, CUBLAS_DEFAULT_MATH));
+  IE_CUDA_CHECK(blas_api().cublasSetMathMode(s.cublas, CUBLAS_DEFAULT_MATH));
   p.tf32_tflops = tflops(s.median_ms([&] {
-    IE_CUDA_CHECK(cublasGemmEx(s.cublas, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim, &one, a, CUDA_R_32F, dim, b,
-                               CUDA_R_32F, dim, &zero, c, CUDA_R_32F, dim, CUBLAS_COMPUTE_32F_FAST_TF32,
-                               CUBLAS_GEMM_DEFAULT));
+    IE_CUDA_CHECK(blas_api().cublasGemmEx(s.cublas, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim, &one, a, CUDA_R_32F, dim,
+                                          b, CUDA_R_32F, dim, &zero, c, CUDA_R_32F, dim, CUBLAS_COMPUTE_32F_FAST_TF32,
+                                          CUBLAS_GEMM_DEFAULT));
   }));
   p.fp16_tflops = tflops(s.median_ms([&] {
-    IE_CUDA_CHECK(cublasGemmEx(s.cublas, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim, &one, ah, CUDA_R_16F, dim, bh,
-                               CUDA_R_16F, dim, &zero, ch, CUDA_R_16F, dim, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    IE_CUDA_CHECK(blas_api().cublasGemmEx(s.cublas, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim, &one, ah, CUDA_R_16F, dim,
+                                          bh, CUDA_R_16F, dim, &zero, ch, CUDA_R_16F, dim, CUBLAS_COMPUTE_32F,
+                                          CUBLAS_GEMM_DEFAULT));
   }));
   p.method = "cudaMemcpyAsync D2D " + std::to_string(copy_bytes >> 20) + " MiB (read+write); cuBLAS " +
              std::to_string(n) +
