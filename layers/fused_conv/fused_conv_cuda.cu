@@ -18,12 +18,14 @@
 
 #include "engine/backend/backend.h"
 #include "engine/backend/cuda/cuda_check.h"
+#include "engine/backend/cuda/cuda_state.h"
 #include "engine/backend/cuda/cuda_tuning.h"
 #include "engine/core/float_convert.h"
 #include "engine/registry/op_def.h"
+#include "layers/common/float_device.cuh"
 #include "layers/fused_conv/fused_conv_cuda.cuh"
-#include "layers/fused_conv/fused_conv_stacked.cuh"
 #include "layers/fused_conv/fused_conv_setup.h"
+#include "layers/fused_conv/fused_conv_stacked.cuh"
 
 namespace ie {
 namespace {
@@ -186,28 +188,44 @@ void add_shared_rows_candidates(const fc::ConvPoolShape& s, fc::Variant v, const
   add(fc::StackedW4N4Small{}, "shr_w4_n4_px128", 128);
 }
 
-// Median milliseconds of `c` on the session's stream over fresh inputs in [0, 1) (never zeros: they run faster).
-double time_config(const Candidate& c, const fc::ConvPoolShape& s, DType in_type, DType storage, Backend& backend) {
-  const int64_t in_count = int64_t(s.n) * s.c * s.h * s.w;
-  const int64_t out_count = int64_t(s.n) * s.k * fc::pooled_h(s) * fc::pooled_w(s);
-  Tensor x(DType::Float32, {in_count});
-  uint32_t state = 12345;
-  for (int64_t i = 0; i < in_count; ++i) {
-    state = state * 1664525u + 1013904223u;
-    x.data_as<float>()[i] = static_cast<float>(state >> 8) / 16777216.f;
+// Values in [0, 1) (never zeros: they run faster) from a hash of the index, made on the device: a host loop over
+// the input per candidate (74 M values for conv1 at batch 10000) made a new batch size's first plan take 13 s.
+template <class T>
+__global__ void fill_timing_input(T* x, int64_t n) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 2654435761u + static_cast<uint32_t>(i >> 32) + 12345u;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    x[i] = dev::from_float<T>(static_cast<float>(h >> 8) / 16777216.f);
   }
-  const Tensor xs = convert_floats(x, in_type);
-  void* dx = backend.allocate(xs.nbytes());
-  void* dy = backend.allocate(static_cast<size_t>(out_count) * dtype_size(storage));
-  backend.copy_in(dx, xs.data(), xs.nbytes());
-  auto stream = static_cast<cudaStream_t>(backend.stream());
+}
+
+// A timing run's input and output on the device, freed however the timing ends.
+struct TimingBuffers {
+  Backend& backend;
+  void* x = nullptr;
+  void* y = nullptr;
+  TimingBuffers(Backend& b, size_t x_bytes, size_t y_bytes) : backend(b) {
+    x = backend.allocate(x_bytes);
+    y = backend.allocate(y_bytes);
+  }
+  ~TimingBuffers() {
+    backend.deallocate(y);
+    backend.deallocate(x);
+  }
+};
+
+// Median milliseconds of `c` on `stream` over the input x (output y).
+double time_config(const Candidate& c, const void* x, void* y, cudaStream_t stream) {
   cudaEvent_t start = nullptr, stop = nullptr;
   IE_CUDA_CHECK(cudaEventCreate(&start));
   IE_CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<float> ms;
   for (int run = 0; run < 3 + 9; ++run) {
     IE_CUDA_CHECK(cudaEventRecord(start, stream));
-    IE_CUDA_CHECK(c.run(dx, dy, stream));
+    IE_CUDA_CHECK(c.run(x, y, stream));
     IE_CUDA_CHECK(cudaEventRecord(stop, stream));
     IE_CUDA_CHECK(cudaEventSynchronize(stop));
     float t = 0;
@@ -216,8 +234,6 @@ double time_config(const Candidate& c, const fc::ConvPoolShape& s, DType in_type
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  backend.deallocate(dx);
-  backend.deallocate(dy);
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
   return ms[ms.size() / 2];
 }
@@ -238,11 +254,24 @@ const Candidate& choose_config(const KernelInit& init, const fc::ConvPoolShape& 
   if (std::optional<TuneRecord> hit = cache.lookup(kernel, shape, mode))
     for (const Candidate& c : candidates)
       if (hit->text("config") == c.name) return c;
+  const int64_t in_count = int64_t(s.n) * s.c * s.h * s.w;
+  const int64_t out_count = int64_t(s.n) * s.k * fc::pooled_h(s) * fc::pooled_w(s);
+  TimingBuffers buffers(*init.backend, static_cast<size_t>(in_count) * dtype_size(in_type),
+                        static_cast<size_t>(out_count) * dtype_size(storage));
+  auto stream = static_cast<cudaStream_t>(init.backend->stream());
+  const unsigned blocks = cuda::blocks_for(in_count, 256);
+  if (in_type == DType::BFloat16)
+    fill_timing_input<<<blocks, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(buffers.x), in_count);
+  else if (in_type == DType::Float16)
+    fill_timing_input<<<blocks, 256, 0, stream>>>(static_cast<__half*>(buffers.x), in_count);
+  else
+    fill_timing_input<<<blocks, 256, 0, stream>>>(static_cast<float*>(buffers.x), in_count);
+  IE_CUDA_CHECK_LAUNCH();
   const Candidate* best = nullptr;
   double best_ms = 0;
   TuneRecord record;
   for (const Candidate& c : candidates) {
-    const double ms = time_config(c, s, in_type, storage, *init.backend);
+    const double ms = time_config(c, buffers.x, buffers.y, stream);
     record.set("ms_" + c.name, ms);
     if (!best || ms < best_ms) best = &c, best_ms = ms;
   }
