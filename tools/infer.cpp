@@ -49,6 +49,7 @@ struct Args {
   std::vector<std::string> inputs, shapes, dtypes;
   int64_t batch_size = 0, top_k = 0;
   int threads = 0, in_flight = 2;
+  bool in_flight_given = false;  // --in-flight on the command line: every session kept, however short the run
   double min_accuracy = -1;
   bool json = false, no_fuse = false, no_graph = false;
   bool profile = false;
@@ -201,7 +202,9 @@ int run(const Args& a) {
   popts.depth = a.in_flight;
   const double load_s = seconds_since(started);
   ie::Pipeline pipeline(*engine, popts);
-  pipeline.prepare(ie::cli::batch_examples(inputs, batch_size));
+  // Without --in-flight, sessions that the run's batches cannot repay are dropped while preparing.
+  const size_t batches = batch_size > 0 ? static_cast<size_t>((n + batch_size - 1) / batch_size) : 1;
+  pipeline.prepare(ie::cli::batch_examples(inputs, batch_size), a.in_flight_given ? 0 : batches);
   const double setup_s = seconds_since(started);  // with a config, reading the input ran alongside
   ie::cli::ProgressBar bar("infer", n, true);
   ie::cli::BatchRun run = ie::cli::run_in_batches(pipeline, inputs, batch_size, &bar);
@@ -349,5 +352,6 @@ int main(int argc, char** argv) {
   app.add_flag("--remeasure-peaks", a.profile_pass.remeasure_peaks,
                "measure the device peaks again (ignore the cache)");
   IE_CLI_PARSE(app, argc, argv);
+  a.in_flight_given = app.count("--in-flight") > 0;
   return ie::cli::guarded_main("infer", [&] { return run(a); });
 }

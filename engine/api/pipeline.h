@@ -61,8 +61,10 @@ class Pipeline {
   PipelineStats run(const BatchReader& read, const BatchSink& done, const BatchDestination& destination = {});
   /// Plans each given input set in every session of the pipeline and, on GPU backends, runs it twice (algorithm
   /// search, tuning, CUDA graph recording), so that run() pays none of it. Optional: run() plans new shapes as
-  /// they come.
-  void prepare(const std::vector<TensorMap>& examples);
+  /// they come. `batches`, when known (> 0): the run's batch count; sessions beyond one per device are then kept
+  /// only if the batches' run time could repay their preparation (a short run does not need them; sessions()
+  /// says how many remain).
+  void prepare(const std::vector<TensorMap>& examples, size_t batches = 0);
   /// A zero-filled host tensor in the memory the backend copies fastest (page-locked on GPU backends).
   Tensor allocate_host_tensor(DType dtype, std::vector<int64_t> shape);
   /// Sessions that hold batches in flight: depth per device on GPU backends, one per device on the CPU.

@@ -89,6 +89,38 @@ TEST_CASE("pipeline on cuda: batches in flight equal one session's runs, in orde
     }
 }
 
+// prepare(examples, batches): a run too short to repay a second session keeps one per device (a single batch can
+// never overlap another), a long one keeps them all; either way the outputs are the single session's.
+TEST_CASE("pipeline on cuda: prepare keeps the sessions the run's batches can repay") {
+  IE_REQUIRE_GPU();
+  const ModelCase m{"weights/convnet.onnx", {1, 86, 86}};
+  Options options;
+  options.backend = "cuda";
+  options.precision = Precision::bf16;
+  Engine engine = Engine::load(m.file, options);
+  auto batches = batches_for(m, {33}, 5);
+  const std::vector<Tensor> want = engine.create_session().run_ordered(batches[0]);
+  for (size_t run_batches : {size_t{1}, size_t{1} << 40}) {
+    CAPTURE(run_batches);
+    Pipeline pipeline(engine, PipelineOptions{3, 2});
+    pipeline.prepare(batches, run_batches);
+    CHECK(pipeline.sessions() == (run_batches == 1 ? 1u : 3u));
+    size_t done = 0;
+    pipeline.run(
+        [&](size_t i, TensorMap& in) {
+          if (i >= 4) return false;
+          in = batches[0];
+          return true;
+        },
+        [&](size_t, std::vector<Tensor>& outs) {
+          ++done;
+          REQUIRE(outs.size() == want.size());
+          for (size_t k = 0; k < outs.size(); ++k) CHECK(bitwise_equal(outs[k], want[k]));
+        });
+    CHECK(done == 4);
+  }
+}
+
 TEST_CASE("pipeline on cuda: a refused batch stops the stream after the batches before it") {
   IE_REQUIRE_GPU();
   Options options;

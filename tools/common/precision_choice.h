@@ -25,7 +25,8 @@ struct PrecisionChoice {
 /// Loads the model in a mode (the caller's options with that precision).
 using EngineLoader = std::function<Engine(Precision)>;
 
-/// Loads and runs `sample` in fp32 and then in each faster mode `backend` implements until one passes its gate;
+/// Loads and runs `sample` in fp32 (on a thread of its own, while the fastest mode loads and runs on the caller's)
+/// and in each faster mode `backend` implements, fastest first, until one passes its gate;
 /// `classifier`: the first output holds class scores per row; `fp32`: the model already loaded in fp32, if the
 /// caller has it. A backend with fp32 alone answers at once.
 PrecisionChoice choose_precision(const std::string& backend, const EngineLoader& load,
