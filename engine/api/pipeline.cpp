@@ -341,7 +341,8 @@ void Pipeline::prepare(const std::vector<TensorMap>& examples, size_t batches) {
   }
   // A second session on a device can at most hide one batch's run under another's, so it pays back no more than
   // the run time of the batches it would overlap: when that is less than what preparing a session took, the extra
-  // sessions are dropped (the README's main job, 10 batches of 0.3 ms: 40-60 ms of setup saved on an H200).
+  // sessions are dropped (the README's main job: 10 batches, about 2 ms of run in all; a second session's setup cost
+  // it 40-60 ms on an H200).
   const auto start = Clock::now();
   const double run_s = prepare_lanes(0, devices);
   const double prepare_s = seconds_since(start);
