@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/core/dtype_dispatch.h"
+
 namespace ie {
 
 FusionContext::FusionContext(Graph& g, std::map<std::string, TensorInfo>& infos, Accept accept)
@@ -47,6 +49,8 @@ bool FusionContext::scalar_value(const std::string& tensor, double& value) const
   switch (t->dtype()) {
     case DType::Float32: value = *t->data_as<float>(); return true;
     case DType::Float64: value = *t->data_as<double>(); return true;
+    case DType::Float16: value = static_cast<float>(*t->data_as<half>()); return true;
+    case DType::BFloat16: value = static_cast<float>(*t->data_as<bfloat16>()); return true;
     case DType::Int64: value = static_cast<double>(*t->data_as<int64_t>()); return true;
     case DType::Int32: value = *t->data_as<int32_t>(); return true;
     default: return false;

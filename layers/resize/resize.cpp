@@ -1,11 +1,14 @@
 // Resize (ONNX 10-19): nearest, linear and cubic interpolation over any dims, applied one axis at a time
 // (the interpolation is separable), with every coordinate_transformation_mode and nearest_mode.
 // Scales/sizes/roi must be known at plan time. antialias is not supported.
+// ie.ScaledResize (rule scaled_resize): Resize(view(Cast(X) * factor)) of an 8- or 16-bit integer X, read in one
+// pass; resize_setup.h lists its attributes.
 #include <cmath>
 
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/compute_type.h"
+#include "layers/common/init_context.h"
 #include "layers/resize/resize_setup.h"
 
 namespace ie {
@@ -27,10 +30,10 @@ bool given(const InferContext& ctx, size_t i) {
 
 }  // namespace
 
-ResizeSetup resolve_resize(const InferContext& ctx) {
+ResizeSetup resolve_resize(const InferContext& ctx, const Shape* in) {
   const Attributes& a = ctx.attrs();
   ResizeSetup s;
-  s.in = ctx.input(0).shape;
+  s.in = in ? *in : ctx.input(0).shape;
   const size_t r = s.in.size();
   const std::string mode = a.get_string("mode", "nearest");
   if (mode == "nearest")
@@ -112,6 +115,32 @@ ResizeSetup resolve_resize(const InferContext& ctx) {
       s.roi[r + axes[i]] = roi[axes.size() + i];
     }
   }
+  return s;
+}
+
+bool scaled_resize_input(DType dtype) {
+  return dtype == DType::UInt8 || dtype == DType::Int8 || dtype == DType::UInt16 || dtype == DType::Int16;
+}
+
+DType scaled_resize_output(const Node& node) {
+  return static_cast<DType>(node.attrs.get_int("to", static_cast<int64_t>(DType::Float32)));
+}
+
+Shape scaled_resize_input_shape(const InferContext& ctx) {
+  const Shape& x = ctx.input(0).shape;
+  if (!ctx.attrs().has("input_shape")) return x;
+  const Shape seen = ctx.attrs().get_ints("input_shape");
+  for (int64_t d : seen) ctx.expect(d >= 0, "input_shape ", shape_to_string(seen), " has a negative dim");
+  ctx.expect(checked_numel(seen) == checked_numel(x), "input_shape ", shape_to_string(seen), " does not hold X's ",
+             shape_to_string(x), " elements");
+  return seen;
+}
+
+ScaledInput scaled_input_of(const Node& node) {
+  ScaledInput s;
+  s.integer = true;
+  s.factor = node.attrs.get_float("input_factor", 1.f);
+  s.divide = node.attrs.get_int("input_divide", 0) != 0;
   return s;
 }
 
@@ -281,20 +310,35 @@ void resize_axis(const ResizeSetup& s, size_t d, const Shape& cur, const std::ve
   });
 }
 
-std::unique_ptr<Kernel> make_resize_cpu(const KernelInit& init) {
-  if (!is_float(init.inputs[0].dtype)) return nullptr;
-  InferContext ictx = [&] {
-    std::vector<const TensorInfo*> infos;
-    for (auto& t : init.inputs) infos.push_back(t.dtype == DType::Undefined ? nullptr : &t);
-    return InferContext(init.node, infos, init.constants, init.opset);
-  }();
-  ResizeSetup s = resolve_resize(ictx);
+// X (an integer tensor) as C, each value converted to float and scaled as the Cast and the Mul or Div that
+// ie.ScaledResize replaces compute it in float32, then widened to C.
+template <class C>
+const C* scaled_input(const TensorRef& x, const ScaledInput& s, ComputeBuffer<C>& store) {
+  const int64_t n = x.numel();
+  store.resize(static_cast<size_t>(n));
+  dispatch_numeric(x.dtype, "ie.ScaledResize", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = x.as<const T>();
+    C* dst = store.data();
+    parallel_for(n, 1 << 15, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const float v = static_cast<float>(src[i]);
+        dst[i] = static_cast<C>(s.divide ? v / s.factor : v * s.factor);
+      }
+    });
+  });
+  return store.data();
+}
+
+// The CPU kernel of Resize and ie.ScaledResize: X read as the output's compute type C (integers scaled, as
+// scaled_input says), then resampled one axis at a time.
+std::unique_ptr<Kernel> make_planes_cpu(const ResizeSetup& s, DType out_dtype, const ScaledInput& scaled) {
   const std::vector<std::vector<Taps>> taps = axis_taps(s);
-  return dispatch_float(init.inputs[0].dtype, "Resize", [&](auto tag) -> std::unique_ptr<Kernel> {
+  return dispatch_float(out_dtype, "Resize", [&](auto tag) -> std::unique_ptr<Kernel> {
     using C = ComputeOf<typename decltype(tag)::type>;
-    return make_kernel([s, taps](KernelContext& ctx) {
+    return make_kernel([s, taps, scaled](KernelContext& ctx) {
       ComputeBuffer<C> xs, a, b;
-      const C* cur_data = as_compute<C>(ctx.inputs[0], xs);
+      const C* cur_data = scaled.integer ? scaled_input<C>(ctx.inputs[0], scaled, xs) : as_compute<C>(ctx.inputs[0], xs);
       Shape cur = s.in;
       for (size_t d = s.in.size(); d-- > 0;) {
         if (taps[d].empty()) continue;
@@ -313,12 +357,34 @@ std::unique_ptr<Kernel> make_resize_cpu(const KernelInit& init) {
   });
 }
 
+std::unique_ptr<Kernel> make_resize_cpu(const KernelInit& init) {
+  if (!is_float(init.inputs[0].dtype)) return nullptr;
+  return make_planes_cpu(resolve_resize(InitContext(init).ctx), init.inputs[0].dtype, ScaledInput{});
+}
+
+std::unique_ptr<Kernel> make_scaled_resize_cpu(const KernelInit& init) {
+  const InitContext ic(init);
+  const Shape seen = scaled_resize_input_shape(ic.ctx);
+  return make_planes_cpu(resolve_resize(ic.ctx, &seen), init.outputs[0].dtype, scaled_input_of(init.node));
+}
+
+void infer_scaled_resize(InferContext& ctx) {
+  const DType x = ctx.input(0).dtype, to = scaled_resize_output(ctx.node());
+  ctx.expect(scaled_resize_input(x), "X must be an 8- or 16-bit integer tensor, got ", dtype_name(x));
+  ctx.expect(to == DType::Float32 || to == DType::Float16 || to == DType::BFloat16,
+             "'to' must be float32, float16 or bfloat16, got ", dtype_name(to));
+  const Shape seen = scaled_resize_input_shape(ctx);
+  ctx.set_output(0, to, resolve_resize(ctx, &seen).out);
+}
+
 }  // namespace
 
 IE_REGISTER_OPS(resize) {
   // roi and scales are float whatever X is: a fp16/bf16 plan keeps them as they are.
   OpRegistry::get().add(OpDef("", "Resize", infer_resize).with_fixed_type_inputs({1, 2}));
   OpRegistry::get().add_kernel("", "Resize", kernel_set::kCpu, make_resize_cpu);
+  OpRegistry::get().add(OpDef("ie", "ScaledResize", infer_scaled_resize).with_fixed_type_inputs({1, 2}));
+  OpRegistry::get().add_kernel("ie", "ScaledResize", kernel_set::kCpu, make_scaled_resize_cpu);
 }
 
 }  // namespace ie

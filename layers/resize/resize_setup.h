@@ -30,8 +30,9 @@ struct Taps {
 };
 
 /// Reads mode, coordinate transform, scales or sizes (constant inputs) and roi; fails naming the node on
-/// anything unsupported or inconsistent.
-ResizeSetup resolve_resize(const InferContext& ctx);
+/// anything unsupported or inconsistent. `in` replaces X's shape when given (ie.ScaledResize: X seen through a
+/// reshape such as an Unsqueeze).
+ResizeSetup resolve_resize(const InferContext& ctx, const Shape* in = nullptr);
 
 /// The taps of output position y along dim d.
 Taps taps_of(const ResizeSetup& s, size_t d, int64_t y);
@@ -48,5 +49,24 @@ struct ResizePlanes {
 /// False when a dim before the last two changes (a leading axis whose taps read each index back with weight 1,
 /// e.g. a length-1 axis under pytorch_half_pixel, counts as unchanged).
 bool resize_as_planes(const ResizeSetup& s, ResizePlanes* planes);
+
+/// ie.ScaledResize: Resize(view(Cast(X, to) (* or /) factor)) with X an 8- or 16-bit integer tensor, the pattern of
+/// an image model's pre-processing, as one node (rule scaled_resize). Attributes: Resize's, plus `to` (the output's
+/// float type), `input_factor` and `input_divide` (0: times the factor, 1: divided by it) and, when a reshape such
+/// as an Unsqueeze sat before the Resize, `input_shape` (the shape the resize sees; X's element count). Inputs as
+/// Resize's: X, roi, scales, sizes.
+struct ScaledInput {
+  bool integer = false;  // false: X is a float tensor, read as it is
+  float factor = 1.f;
+  bool divide = false;
+};
+/// True for the integer types X may have (uint8, int8, uint16, int16).
+bool scaled_resize_input(DType dtype);
+/// The output's element type (attribute `to`).
+DType scaled_resize_output(const Node& node);
+/// The shape the resize sees: `input_shape` when given (its element count must be X's), else X's.
+Shape scaled_resize_input_shape(const InferContext& ctx);
+/// The node's scaling of X.
+ScaledInput scaled_input_of(const Node& node);
 
 }  // namespace ie

@@ -1,7 +1,9 @@
-// Lab for the fused set's Resize plane kernel (layers/resize/resize_planes.cuh): bilinear half_pixel taps built
-// here as the engine builds them, a float64 CPU reference, validation on odd plane counts and sizes (up and down)
-// in fp32, fp16 and bf16, and timings in TB/s (bytes read + written) against a device-to-device copy of the same
-// bytes in the same run: the copy is the floor, since the kernel reads each input once and writes each output once.
+// Lab for the fused set's Resize kernels (layers/resize/resize_planes.cuh: the plane kernel and the pairs kernel):
+// bilinear half_pixel taps built here as the engine builds them, a float64 CPU reference, validation on odd plane
+// counts and sizes (up and down) in fp32, fp16 and bf16, from float input and from uint8 scaled by 1/255 or divided
+// by 255 (ie.ScaledResize), on both kernels, and timings in TB/s (bytes read + written) against a device-to-device
+// copy of the same bytes in the same run: the copy is the floor, since the kernel reads each input once and writes
+// each output once.
 //
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
@@ -26,7 +28,20 @@
 //     3 register columns per lane 0.182/0.186 ms (but 128-wide rows then take the slower path: 0.118 ms against
 //     0.087 at 2048 x 64x64); 3 columns with 5 CTAs (48 registers, 48 bytes spilled) 0.188/0.183; 6 CTAs (40
 //     registers, 104 bytes spilled) 0.201/0.194; 4 columns with 5 CTAs 0.209/0.197. None is worth its loss
-//     elsewhere (tools/results/h200/pipeline/labs/variants/). Next: a bilinear-only path without per-tap branches.
+//     elsewhere (tools/results/h200/pipeline/labs/variants/).
+//   - the pairs kernel (taps of at most two positions, even output widths): both passes step over the plane's
+//     [rows, out_w / 2] column pairs as one flat range (no warp waits on a row's last columns, no lane holds the
+//     taps of columns it lacks), taps as 16-byte pairs from shared memory, column pairs stored together; 32
+//     registers (8 CTAs per SM against 4). Same call, plane kernel -> pairs kernel (tools/results/h200/
+//     scaled_resize/call_a/resize_lab.log):
+//       10000 x 28x28 -> 86x86   f32 0.194 -> 0.106 ms   bf16 0.190 -> 0.094   u8->bf16 0.193 -> 0.096
+//       65536 x 28x28 -> 86x86   f32 1.240 -> 0.682 ms   bf16 1.210 -> 0.576   u8->bf16 1.232 -> 0.588
+//       2048 x 64x64 -> 128x128  f32 0.087 -> 0.085 ms   bf16 0.098 -> 0.098 (128-wide rows already filled warps)
+//     uint8 input scaled as it is staged costs nothing measurable (u8->bf16 against bf16 in).
+//   - the scaling as a run-time choice between multiply and divide took 78 registers in every kernel (3 CTAs per
+//     SM); as a template argument the multiplying kernels keep 64 (plane) and 32 (pairs), the dividing ones 70/40.
+// Next: bf16 output still moves half the bytes of f32 in about the same time (1.7-1.9 TB/s of 3.6-4.2): the
+// kernel is bound by shared-memory traffic and instructions (4 loads and a store per output pair), not by memory.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -40,6 +55,7 @@
 
 using namespace lab;
 using ie::rsz::DevTaps;
+using ie::rsz::PairTaps;
 
 namespace {
 
@@ -67,17 +83,34 @@ struct Shape {
   }
 };
 
+// u8: the input is uint8 scaled by 1/255 as it is staged (ie.ScaledResize), the output of type t. pairs: the taps
+// also as pairs, so that the pairs kernel runs (even output widths), else the plane kernel.
 struct Setup {
-  DeviceBuf in, out, rows, cols;
+  DeviceBuf in, out, rows, cols, row_pairs, col_pairs;
   ie::rsz::Params p;
-  Setup(const Shape& s, DT t)
-      : in(s.planes * s.in_h * s.in_w * dt_size(t)),
+  bool u8;
+  Setup(const Shape& s, DT t, bool u8_input = false, bool pairs = false)
+      : in(s.planes * s.in_h * s.in_w * (u8_input ? 1 : dt_size(t))),
         out(s.planes * s.out_h * s.out_w * dt_size(t)),
         rows(s.out_h * sizeof(DevTaps)),
-        cols(s.out_w * sizeof(DevTaps)) {
+        cols(s.out_w * sizeof(DevTaps)),
+        row_pairs(s.out_h * sizeof(PairTaps)),
+        col_pairs(s.out_w * sizeof(PairTaps)),
+        u8(u8_input) {
     auto th = linear_taps(s.in_h, s.out_h), tw = linear_taps(s.in_w, s.out_w);
     CUDA_CHECK(cudaMemcpy(rows.p, th.data(), th.size() * sizeof(DevTaps), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(cols.p, tw.data(), tw.size() * sizeof(DevTaps), cudaMemcpyHostToDevice));
+    if (pairs) {
+      std::vector<PairTaps> ph(th.size()), pw(tw.size());
+      if (!ie::rsz::pair_taps(th.data(), s.out_h, ph.data()) || !ie::rsz::pair_taps(tw.data(), s.out_w, pw.data())) {
+        fprintf(stderr, "linear taps should pair\n");
+        exit(1);
+      }
+      CUDA_CHECK(cudaMemcpy(row_pairs.p, ph.data(), ph.size() * sizeof(PairTaps), cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(col_pairs.p, pw.data(), pw.size() * sizeof(PairTaps), cudaMemcpyHostToDevice));
+      p.row_pairs = static_cast<const PairTaps*>(row_pairs.p);
+      p.col_pairs = static_cast<const PairTaps*>(col_pairs.p);
+    }
     p.in = in.p;
     p.out = out.p;
     p.planes = s.planes;
@@ -87,9 +120,13 @@ struct Setup {
     p.out_w = s.out_w;
     p.rows = static_cast<const DevTaps*>(rows.p);
     p.cols = static_cast<const DevTaps*>(cols.p);
+    p.in_factor = 1.f / 255.f;
   }
   cudaError_t launch(DT t) {
-    return by_type(t, [&](auto tag) { return ie::rsz::launch<decltype(tag)>(p, nullptr); });
+    return by_type(t, [&](auto tag) {
+      using T = decltype(tag);
+      return u8 ? ie::rsz::launch<T, uint8_t>(p, nullptr) : ie::rsz::launch<T>(p, nullptr);
+    });
   }
 };
 
@@ -100,12 +137,20 @@ int validate() {
   for (const Shape& s :
        {Shape{1, 28, 28, 86, 86}, Shape{7, 28, 28, 86, 86}, Shape{13, 17, 23, 9, 11}, Shape{3, 5, 4, 33, 65},
         Shape{2, 1, 9, 1, 40}, Shape{3, 9, 40, 5, 300}, Shape{2, 40, 30, 50, 45}})
-    for (DT t : {DT::F32, DT::F16, DT::BF16}) {
-      Setup st(s, t);
+    for (DT t : {DT::F32, DT::F16, DT::BF16})
+      for (int mode = 0; mode < 6; ++mode) {  // float input; uint8 times 1/255; uint8 / 255; each with pairs
+      const bool u8 = mode % 3 > 0, pairs = mode >= 3;
+      Setup st(s, t, u8, pairs);
+      st.p.in_divide = mode % 3 == 2;
+      if (st.p.in_divide) st.p.in_factor = 255.f;
       std::vector<float> x(s.planes * s.in_h * s.in_w);
-      for (auto& v : x) v = u(rng);
-      x = round_to(t, x);
-      auto bytes = bytes_of(t, x);
+      std::vector<uint8_t> raw(x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        raw[i] = static_cast<uint8_t>(rng() % 256);
+        x[i] = mode % 3 == 1 ? raw[i] * (1.f / 255.f) : mode % 3 == 2 ? raw[i] / 255.f : u(rng);
+      }
+      if (!u8) x = round_to(t, x);
+      auto bytes = u8 ? std::vector<unsigned char>(raw.begin(), raw.end()) : bytes_of(t, x);
       CUDA_CHECK(cudaMemcpy(st.in.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
       CUDA_CHECK(st.launch(t));
       std::vector<unsigned char> ob(s.planes * s.out_h * s.out_w * dt_size(t));
@@ -127,8 +172,9 @@ int validate() {
           }
       const bool ok = worst <= tol;
       failures += !ok;
-      printf("%s %-22s %-4s max |err| %.3g (tol %.3g)\n", ok ? "PASS" : "FAIL", s.name().c_str(), dt_name(t), worst,
-             tol);
+      printf("%s %-22s %-4s %-10s %-6s max |err| %.3g (tol %.3g)\n", ok ? "PASS" : "FAIL", s.name().c_str(), dt_name(t),
+             mode % 3 == 0 ? "" : mode % 3 == 1 ? "u8 * 1/255" : "u8 / 255",
+             pairs && s.out_w % 2 == 0 ? "pairs" : "planes", worst, tol);
     }
   return failures;
 }
@@ -136,16 +182,19 @@ int validate() {
 void time_all(const std::string& filter, FILE* csv) {
   if (csv) fprintf(csv, "shape,type,ms,tb_per_s,copy_tb_per_s\n");
   for (const Shape& s : {Shape{10000, 28, 28, 86, 86}, Shape{65536, 28, 28, 86, 86}, Shape{2048, 64, 64, 128, 128}})
-    for (DT t : {DT::F32, DT::BF16}) {
-      const std::string name = s.name() + " " + dt_name(t);
+    for (DT t : {DT::F32, DT::BF16})
+      for (int mode = 0; mode < 4; ++mode) {  // {float, uint8} input x {plane, pairs} kernel
+      const bool u8 = mode % 2 == 1, pairs = mode >= 2;
+      const std::string name = s.name() + " " + (u8 ? "u8->" : "") + dt_name(t) + (pairs ? " pairs" : "");
       if (!filter.empty() && name.find(filter) == std::string::npos) continue;
       // Three input sets rotated so that the 50 MB L2 does not hold the input between runs.
       std::vector<std::unique_ptr<Setup>> sets;
+      const size_t in_size = u8 ? 1 : dt_size(t);
       for (int k = 0; k < 3; ++k) {
-        sets.push_back(std::make_unique<Setup>(s, t));
-        CUDA_CHECK(cudaMemset(sets.back()->in.p, 0x3c, s.planes * s.in_h * s.in_w * dt_size(t)));
+        sets.push_back(std::make_unique<Setup>(s, t, u8, pairs));
+        CUDA_CHECK(cudaMemset(sets.back()->in.p, 0x3c, s.planes * s.in_h * s.in_w * in_size));
       }
-      const double bytes = double(s.planes) * (s.in_h * s.in_w + s.out_h * s.out_w) * dt_size(t);
+      const double bytes = double(s.planes) * (s.in_h * s.in_w * in_size + s.out_h * s.out_w * dt_size(t));
       const float ms = median_ms([&](int i) { CUDA_CHECK(sets[i % 3]->launch(t)); }, nullptr);
       DeviceBuf a(static_cast<size_t>(bytes / 2)), b(static_cast<size_t>(bytes / 2));
       const float copy_ms = median_ms(
@@ -153,7 +202,9 @@ void time_all(const std::string& filter, FILE* csv) {
           nullptr);
       const double tbs = bytes / ms / 1e9, copy_tbs = bytes / copy_ms / 1e9;
       printf("%-34s %8.4f ms  %5.2f TB/s  (copy of the same bytes %5.2f TB/s)\n", name.c_str(), ms, tbs, copy_tbs);
-      if (csv) fprintf(csv, "%s,%s,%.5f,%.3f,%.3f\n", s.name().c_str(), dt_name(t), ms, tbs, copy_tbs);
+      if (csv)
+        fprintf(csv, "%s,%s%s%s,%.5f,%.3f,%.3f\n", s.name().c_str(), u8 ? "u8->" : "", dt_name(t), pairs ? " pairs" : "",
+                ms, tbs, copy_tbs);
     }
 }
 

@@ -595,7 +595,8 @@ TEST_CASE("fusion: disabling one rule by name leaves the others working") {
   CHECK(sorted(fusion_rule_names()) == std::vector<std::string>{"attention", "attention_projection", "conv_input_cast",
                                                                 "conv_relu_pool", "gelu_from_erf",
                                                                 "layer_norm_activation", "linear", "linear_activation",
-                                                                "linear_residual", "sample_resident"});
+                                                                "linear_residual", "sample_resident",
+                                                                "scaled_resize"});
   {
     Planned p = plan_of(g, kImage);
     CHECK(p.ops() == std::vector<std::string>{"ie.FusedConv", "Flatten", "ie.Linear"});
