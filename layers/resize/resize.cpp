@@ -9,6 +9,7 @@
 #include "engine/registry/op_def.h"
 #include "layers/common/compute_type.h"
 #include "layers/common/init_context.h"
+#include "layers/resize/resize_pairs_cpu.h"
 #include "layers/resize/resize_setup.h"
 
 namespace ie {
@@ -336,9 +337,20 @@ std::unique_ptr<Kernel> make_planes_cpu(const ResizeSetup& s, DType out_dtype, c
   const std::vector<std::vector<Taps>> taps = axis_taps(s);
   return dispatch_float(out_dtype, "Resize", [&](auto tag) -> std::unique_ptr<Kernel> {
     using C = ComputeOf<typename decltype(tag)::type>;
-    return make_kernel([s, taps, scaled](KernelContext& ctx) {
+    // Image-style resizes (the last two dims, taps of at most two positions) run plane by plane.
+    ResizePlanes planes;
+    std::vector<PairTapsCpu<C>> rows, cols;
+    const bool by_planes =
+        resize_as_planes(s, &planes) && pair_taps_cpu(planes.rows, &rows) && pair_taps_cpu(planes.cols, &cols);
+    return make_kernel([s, taps, scaled, by_planes, planes, rows, cols](KernelContext& ctx) {
       ComputeBuffer<C> xs, a, b;
       const C* cur_data = scaled.integer ? scaled_input<C>(ctx.inputs[0], scaled, xs) : as_compute<C>(ctx.inputs[0], xs);
+      ComputeOut<C> out(ctx.outputs[0]);
+      if (by_planes) {
+        resize_planes_pairs(planes, rows, cols, cur_data, out.data());
+        out.commit();
+        return;
+      }
       Shape cur = s.in;
       for (size_t d = s.in.size(); d-- > 0;) {
         if (taps[d].empty()) continue;
@@ -350,7 +362,6 @@ std::unique_ptr<Kernel> make_planes_cpu(const ResizeSetup& s, DType out_dtype, c
         cur_data = dst.data();
         cur = next;
       }
-      ComputeOut<C> out(ctx.outputs[0]);
       std::copy(cur_data, cur_data + ctx.outputs[0].numel(), out.data());
       out.commit();
     });
