@@ -172,8 +172,22 @@ int run(const Args& a) {
     const int64_t rows = std::min<int64_t>(ie::cli::sample_count(inputs), 1000);
     std::map<std::string, ie::Tensor> sample;
     for (auto& [name, t] : inputs) sample[name] = t.slice_rows(0, rows);
-    ie::cli::PrecisionChoice choice =
-        ie::cli::choose_precision(backend, load_in, sample, cfg.task == "classification", std::move(engine));
+    // On a GPU the modes are judged against the CPU backend's fp32 (the project's reference), loaded and run on
+    // its own thread: the GPU then never sets up fp32 kernels and their libraries for a mode it will not run.
+    ie::cli::Reference reference;
+    if (backend != "cpu")
+      reference = {[&] {
+                     ie::Options o = opts;
+                     o.backend = "cpu";
+                     o.precision = ie::Precision::fp32;
+                     o.devices.clear();
+                     o.batch = 0;
+                     return !a.config.empty() ? ie::Engine::load(cfg, o, raw) : ie::Engine::load(a.model, o);
+                   },
+                   "cpu"};
+    ie::cli::PrecisionChoice choice = ie::cli::choose_precision(backend, load_in, sample,
+                                                                cfg.task == "classification", std::move(engine),
+                                                                reference);
     engine = std::move(choice.engine);
     opts.precision = choice.precision;
     precision = choice.summary;
