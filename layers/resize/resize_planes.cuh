@@ -52,6 +52,10 @@ struct Params {
   // where the output's rows have an even length. Null: the plane kernel.
   const PairTaps* row_pairs = nullptr;
   const PairTaps* col_pairs = nullptr;
+  // Waves of CTAs the planes are spread over (launch() sets planes_per_cta from it): each CTA takes a run of
+  // consecutive planes, prefetching the next of its run. 1 is a persistent grid.
+  int waves = 4;
+  int64_t planes_per_cta = 1;
 };
 
 /// `n` taps as pairs into `out`, or false when one reads more than two positions or extrapolates. Host code.
@@ -173,8 +177,10 @@ __global__ void __launch_bounds__(kThreads) resize_planes_kernel(Params p) {
       if (i < in_hw) next[r] = input_value<In, kDivide>(src[i], p);
     }
   };
-  if (prefetch && blockIdx.x < p.planes) fetch(blockIdx.x);
-  for (int64_t q = blockIdx.x; q < p.planes; q += gridDim.x) {
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * p.planes_per_cta;
+  const int64_t last = first + p.planes_per_cta < p.planes ? first + p.planes_per_cta : p.planes;
+  if (prefetch && first < last) fetch(first);
+  for (int64_t q = first; q < last; ++q) {
     __syncthreads();  // every reader of the previous plane is done (and, the first time, the row taps are in)
     if (prefetch) {
 #pragma unroll
@@ -188,7 +194,7 @@ __global__ void __launch_bounds__(kThreads) resize_planes_kernel(Params p) {
         plane[i] = input_value<In, kDivide>(src[i], p);
     }
     __syncthreads();
-    if (prefetch && q + gridDim.x < p.planes) fetch(q + gridDim.x);
+    if (prefetch && q + 1 < last) fetch(q + 1);
     for (int iy = warp; iy < p.in_h; iy += warps) {
       const float* in_row = plane + iy * p.in_w;
       float* out_row = across + iy * p.out_w;
@@ -256,8 +262,10 @@ __global__ void __launch_bounds__(kThreads) resize_pairs_kernel(Params p) {
       if (i < in_hw) next[r] = input_value<In, kDivide>(src[i], p);
     }
   };
-  if (prefetch && blockIdx.x < p.planes) fetch(blockIdx.x);
-  for (int64_t q = blockIdx.x; q < p.planes; q += gridDim.x) {
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * p.planes_per_cta;
+  const int64_t last = first + p.planes_per_cta < p.planes ? first + p.planes_per_cta : p.planes;
+  if (prefetch && first < last) fetch(first);
+  for (int64_t q = first; q < last; ++q) {
     __syncthreads();  // every reader of the previous plane is done (and, the first time, the taps are in)
     if (prefetch) {
 #pragma unroll
@@ -270,7 +278,7 @@ __global__ void __launch_bounds__(kThreads) resize_pairs_kernel(Params p) {
       for (int i = tid; i < in_hw; i += nthreads) plane[i] = input_value<In, kDivide>(src[i], p);
     }
     __syncthreads();
-    if (prefetch && q + gridDim.x < p.planes) fetch(q + gridDim.x);
+    if (prefetch && q + 1 < last) fetch(q + 1);
     // Along W: input row y, output columns 2c and 2c + 1.
     for (int y = first_row, c = first_col; y < p.in_h;) {
       const float* in_row = plane + y * p.in_w;
@@ -294,8 +302,9 @@ __global__ void __launch_bounds__(kThreads) resize_pairs_kernel(Params p) {
   }
 }
 
-/// Launches on `stream` with as many CTAs as fit on the device at once (each then loops over planes). The caller
-/// has checked shared_bytes() against kMaxSharedBytes. In is the input's element type (T by default).
+/// Launches on `stream` with p.waves waves of as many CTAs as fit on the device at once, each CTA looping over a
+/// run of planes. The caller has checked shared_bytes() against kMaxSharedBytes. In is the input's element type (T
+/// by default).
 template <class T, class In = T>
 cudaError_t launch(const Params& p, cudaStream_t stream) {
   if (p.planes == 0 || p.out_h == 0 || p.out_w == 0) return cudaSuccess;
@@ -319,9 +328,15 @@ cudaError_t launch(const Params& p, cudaStream_t stream) {
   int per_sm = 0;
   if (err == cudaSuccess) err = dev::resident_blocks(kernel, kThreads, smem, limits.smem_optin, &per_sm);
   if (err != cudaSuccess) return err;
+  // Runs of planes per CTA for `waves` waves of resident CTAs: with several waves the hardware hands out CTAs as
+  // SMs free up, so the kernel shares the GPU with another stream's kernels without a CTA that started late
+  // holding a whole persistent share of the planes.
   const int64_t resident = static_cast<int64_t>(limits.sms) * (per_sm > 0 ? per_sm : 1);
-  const unsigned grid = static_cast<unsigned>(p.planes < resident ? p.planes : resident);
-  kernel<<<grid, kThreads, smem, stream>>>(p);
+  const int64_t target = resident * (p.waves > 0 ? p.waves : 1);
+  Params run = p;
+  run.planes_per_cta = (p.planes + target - 1) / target;
+  const unsigned grid = static_cast<unsigned>((p.planes + run.planes_per_cta - 1) / run.planes_per_cta);
+  kernel<<<grid, kThreads, smem, stream>>>(run);
   return cudaGetLastError();
 }
 

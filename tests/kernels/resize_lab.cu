@@ -38,6 +38,10 @@
 //       65536 x 28x28 -> 86x86   f32 1.240 -> 0.682 ms   bf16 1.210 -> 0.576   u8->bf16 1.232 -> 0.588
 //       2048 x 64x64 -> 128x128  f32 0.087 -> 0.085 ms   bf16 0.098 -> 0.098 (128-wide rows already filled warps)
 //     uint8 input scaled as it is staged costs nothing measurable (u8->bf16 against bf16 in).
+//   - planes in runs per CTA over 4 waves of resident CTAs instead of a persistent grid (so that the kernel shares
+//     the GPU with another stream's kernels: the hardware hands out CTAs as SMs free up): no change alone, within
+//     the run-to-run spread (call_c, 10000 bf16 pairs / u8->bf16 pairs: 1 wave 0.099 / 0.099 ms, 4 waves 0.109 /
+//     0.092, 16 waves 0.108 / 0.093; 65536: 0.583 / 0.591, 0.586 / 0.567, 0.581 / 0.552).
 //   - the scaling as a run-time choice between multiply and divide took 78 registers in every kernel (3 CTAs per
 //     SM); as a template argument the multiplying kernels keep 64 (plane) and 32 (pairs), the dividing ones 70/40.
 // Next: bf16 output still moves half the bytes of f32 in about the same time (1.7-1.9 TB/s of 3.6-4.2): the
@@ -136,7 +140,8 @@ int validate() {
   std::uniform_real_distribution<float> u(0.f, 1.f);
   for (const Shape& s :
        {Shape{1, 28, 28, 86, 86}, Shape{7, 28, 28, 86, 86}, Shape{13, 17, 23, 9, 11}, Shape{3, 5, 4, 33, 65},
-        Shape{2, 1, 9, 1, 40}, Shape{3, 9, 40, 5, 300}, Shape{2, 40, 30, 50, 45}})
+        Shape{2, 1, 9, 1, 40}, Shape{3, 9, 40, 5, 300}, Shape{2, 40, 30, 50, 45},
+        Shape{9001, 5, 6, 7, 8}})  // several planes per CTA
     for (DT t : {DT::F32, DT::F16, DT::BF16})
       for (int mode = 0; mode < 6; ++mode) {  // float input; uint8 times 1/255; uint8 / 255; each with pairs
       const bool u8 = mode % 3 > 0, pairs = mode >= 3;
@@ -183,15 +188,18 @@ void time_all(const std::string& filter, FILE* csv) {
   if (csv) fprintf(csv, "shape,type,ms,tb_per_s,copy_tb_per_s\n");
   for (const Shape& s : {Shape{10000, 28, 28, 86, 86}, Shape{65536, 28, 28, 86, 86}, Shape{2048, 64, 64, 128, 128}})
     for (DT t : {DT::F32, DT::BF16})
-      for (int mode = 0; mode < 4; ++mode) {  // {float, uint8} input x {plane, pairs} kernel
+      for (int mode = 0; mode < 8; ++mode) {  // {float, uint8} input x {plane, pairs} kernel; pairs in 1 and 16 waves
       const bool u8 = mode % 2 == 1, pairs = mode >= 2;
-      const std::string name = s.name() + " " + (u8 ? "u8->" : "") + dt_name(t) + (pairs ? " pairs" : "");
+      const int waves = mode < 4 ? 4 : mode < 6 ? 1 : 16;
+      const std::string name = s.name() + " " + (u8 ? "u8->" : "") + dt_name(t) + (pairs ? " pairs" : "") +
+                               (waves != 4 ? " waves " + std::to_string(waves) : "");
       if (!filter.empty() && name.find(filter) == std::string::npos) continue;
       // Three input sets rotated so that the 50 MB L2 does not hold the input between runs.
       std::vector<std::unique_ptr<Setup>> sets;
       const size_t in_size = u8 ? 1 : dt_size(t);
       for (int k = 0; k < 3; ++k) {
         sets.push_back(std::make_unique<Setup>(s, t, u8, pairs));
+        sets.back()->p.waves = waves;
         CUDA_CHECK(cudaMemset(sets.back()->in.p, 0x3c, s.planes * s.in_h * s.in_w * in_size));
       }
       const double bytes = double(s.planes) * (s.in_h * s.in_w * in_size + s.out_h * s.out_w * dt_size(t));
@@ -203,8 +211,8 @@ void time_all(const std::string& filter, FILE* csv) {
       const double tbs = bytes / ms / 1e9, copy_tbs = bytes / copy_ms / 1e9;
       printf("%-34s %8.4f ms  %5.2f TB/s  (copy of the same bytes %5.2f TB/s)\n", name.c_str(), ms, tbs, copy_tbs);
       if (csv)
-        fprintf(csv, "%s,%s%s%s,%.5f,%.3f,%.3f\n", s.name().c_str(), u8 ? "u8->" : "", dt_name(t), pairs ? " pairs" : "",
-                ms, tbs, copy_tbs);
+        fprintf(csv, "%s,%s%s%s w%d,%.5f,%.3f,%.3f\n", s.name().c_str(), u8 ? "u8->" : "", dt_name(t),
+                pairs ? " pairs" : "", waves, ms, tbs, copy_tbs);
     }
 }
 
