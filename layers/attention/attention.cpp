@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 #include "layers/attention/attention_setup.h"
@@ -110,51 +112,75 @@ void rotate(C* row, int64_t dim, const C* cos, const C* sin, int64_t pos) {
   }
 }
 
+// Lanes of the CPU kernel's register blocks: sums are kept in Eigen arrays of 8 (a vector register) rather than in
+// memory, where each product's add waited for the previous one's store (a plain array of 8 compiled to 8 scalar
+// registers).
+constexpr int64_t kLanes = 8;
+inline int64_t round_to_lanes(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
+template <class C>
+using Lanes = Eigen::Array<C, kLanes, 1>;
+template <class C>
+using LanesAt = Eigen::Map<const Lanes<C>>;  // 8 values anywhere (unaligned loads)
+
 // One batch element's attention: q, k, v rows of `ld` elements of type Src (the inputs, or the float products of
-// the projection), heads rotated and attended one at a time, y's rows written in T.
+// the projection), heads rotated and attended one at a time, y's rows written in T. Per head, k is held transposed
+// and v with rows padded to whole blocks of 8 (zeros), so that a query row's scores build up 8 keys at a time and
+// its output 8 dims at a time in registers; every sum still adds its terms in the order of the reference loops
+// (the head dim for a score, the keys for an output). The exponentials of all the head's scores run in one pass.
 template <class T, class C, class Src>
 void attend_element(const AttentionSetup& s, const Src* q, const Src* k, const Src* v, int64_t ld, const C* cos,
-                    const C* sin, T* y, std::vector<C>& scratch) {
-  const int64_t S = s.seq, D = s.dim;
-  scratch.resize(3 * S * D + S + D);
-  C* qh = scratch.data();
+                    const C* sin, T* y, ComputeBuffer<C>& scratch) {
+  const int64_t S = s.seq, D = s.dim, Sp = round_to_lanes(S), Dp = round_to_lanes(D);
+  const int64_t Pp = round_to_lanes(S * S);
+  scratch.assign(Pp + 2 * S * D + D * Sp + S * Dp, C(0));
+  C* p = scratch.data();  // [S, S] scores, then their exponentials: aligned, whole packets
+  C* qh = p + Pp;
   C* kh = qh + S * D;
-  C* vh = kh + S * D;
-  C* p = vh + S * D;
-  C* acc = p + S;
+  C* kt = kh + S * D;   // [D, Sp]
+  C* vh = kt + D * Sp;  // [S, Dp]
+  const C scale = static_cast<C>(s.scale);
   for (int64_t h = 0; h < s.heads; ++h) {
     for (int64_t r = 0; r < S; ++r) {
       for (int64_t d = 0; d < D; ++d) {
         qh[r * D + d] = static_cast<C>(q[r * ld + h * D + d]);
         kh[r * D + d] = static_cast<C>(k[r * ld + h * D + d]);
-        vh[r * D + d] = static_cast<C>(v[r * ld + h * D + d]);
+        vh[r * Dp + d] = static_cast<C>(v[r * ld + h * D + d]);
       }
       if (cos) {
         rotate(&qh[r * D], D, cos, sin, r);
         rotate(&kh[r * D], D, cos, sin, r);
       }
+      for (int64_t d = 0; d < D; ++d) kt[d * Sp + r] = kh[r * D + d];
     }
     for (int64_t i = 0; i < S; ++i) {
+      C* pi = p + i * S;
+      for (int64_t j0 = 0; j0 < S; j0 += kLanes) {
+        Lanes<C> a = Lanes<C>::Zero();
+        for (int64_t d = 0; d < D; ++d) a += qh[i * D + d] * LanesAt<C>(kt + d * Sp + j0);
+        for (int64_t l = 0; l < kLanes && j0 + l < S; ++l) pi[j0 + l] = a[l] * scale;
+      }
       C top = -std::numeric_limits<C>::infinity();
-      for (int64_t j = 0; j < S; ++j) {
-        C dot = 0;
-        for (int64_t d = 0; d < D; ++d) dot += qh[i * D + d] * kh[j * D + d];
-        p[j] = dot * static_cast<C>(s.scale);
-        top = std::max(top, p[j]);
-      }
-      // The exponentials of the row at once (vectorized for float; std::exp one at a time dominated the kernel).
-      if constexpr (std::is_same_v<C, float>) {
-        in_packets(p, S, [top](auto& a) { a = (a - top).exp(); });
-      } else {
-        for (int64_t j = 0; j < S; ++j) p[j] = std::exp(p[j] - top);
-      }
+      for (int64_t j = 0; j < S; ++j) top = std::max(top, pi[j]);
+      for (int64_t j = 0; j < S; ++j) pi[j] = pi[j] - top;
+    }
+    // The exponentials of every row at once, in whole aligned packets (the padding's exponentials are unused), so
+    // every value takes Eigen's packet exp (std::exp one at a time dominated the kernel).
+    if constexpr (std::is_same_v<C, float>) {
+      Eigen::Map<Eigen::Array<float, Eigen::Dynamic, 1>, Eigen::AlignedMax> all(p, Pp);
+      all = all.exp();
+    } else {
+      for (int64_t j = 0; j < S * S; ++j) p[j] = std::exp(p[j]);
+    }
+    for (int64_t i = 0; i < S; ++i) {
+      const C* pi = p + i * S;
       C sum = 0;
-      for (int64_t j = 0; j < S; ++j) sum += p[j];
-      std::fill(acc, acc + D, C(0));
-      for (int64_t j = 0; j < S; ++j)
-        for (int64_t d = 0; d < D; ++d) acc[d] += p[j] * vh[j * D + d];
+      for (int64_t j = 0; j < S; ++j) sum += pi[j];
       T* out = y + i * s.embed + h * D;
-      for (int64_t d = 0; d < D; ++d) out[d] = static_cast<T>(acc[d] / sum);
+      for (int64_t d0 = 0; d0 < D; d0 += kLanes) {
+        Lanes<C> a = Lanes<C>::Zero();
+        for (int64_t j = 0; j < S; ++j) a += pi[j] * LanesAt<C>(vh + j * Dp + d0);
+        for (int64_t l = 0; l < kLanes && d0 + l < D; ++l) out[d0 + l] = static_cast<T>(a[l] / sum);
+      }
     }
   }
 }
@@ -178,8 +204,7 @@ std::unique_ptr<Kernel> make_attention_cpu(const KernelInit& init) {
       // stay in cache for the attention that follows. (Static chunks: the same blocks on every run.)
       constexpr int64_t kBlock = 32;
       parallel_for(s.batch, kBlock, [&](int64_t begin, int64_t end) {
-        std::vector<C> scratch;
-        ComputeBuffer<C> qkv, wide;  // Eigen's product reads and writes them
+        ComputeBuffer<C> scratch, qkv, wide;  // Eigen's product reads and writes them
         for (int64_t b0 = begin; b0 < end; b0 += kBlock) {
           const int64_t b1 = std::min(end, b0 + kBlock);
           if (!s.projection) {

@@ -44,19 +44,32 @@ inline T activate(Activation a, T x) {
 }
 
 #ifndef __CUDACC__
-/// Runs f on n floats in aligned blocks of 8 (an Eigen array of 8): Eigen's packet math on every value, the same
-/// bits wherever the data lies. (On a plain Map the unaligned head and the tail take the scalar functions, whose
-/// last bits differ: the determinism tests caught runs that differed with the buffers' addresses.)
+/// Runs f on n floats as Eigen arrays, every value through Eigen's packet math, so the same bits wherever the data
+/// lies: the aligned whole packets in place, the head before them and the tail after them through an aligned
+/// block of 8. (On a plain Map the unaligned head and the tail take the scalar functions, whose last bits differ:
+/// the determinism tests caught runs that differed with the buffers' addresses.) f takes `auto&`: an array of 8 or
+/// of any length.
 template <class F>
 void in_packets(float* data, int64_t n, F&& f) {
-  for (int64_t i = 0; i < n; i += 8) {
-    alignas(32) float block[8] = {};
-    const int64_t m = n - i < 8 ? n - i : 8;
-    std::copy(data + i, data + i + m, block);
-    Eigen::Map<Eigen::Array<float, 8, 1>, Eigen::Aligned32> a(block);
+  auto blocks = [&f](float* from, int64_t count) {
+    for (int64_t i = 0; i < count; i += 8) {
+      alignas(32) float block[8] = {};
+      const int64_t m = count - i < 8 ? count - i : 8;
+      std::copy(from + i, from + i + m, block);
+      Eigen::Map<Eigen::Array<float, 8, 1>, Eigen::Aligned32> a(block);
+      f(a);
+      std::copy(block, block + m, from + i);
+    }
+  };
+  const int64_t misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(data) % 32 / sizeof(float));
+  const int64_t head = misaligned == 0 ? 0 : std::min<int64_t>(n, 8 - misaligned);
+  const int64_t body = (n - head) / 8 * 8;
+  blocks(data, head);
+  if (body > 0) {
+    Eigen::Map<Eigen::Array<float, Eigen::Dynamic, 1>, Eigen::Aligned32> a(data + head, body);
     f(a);
-    std::copy(block, block + m, data + i);
   }
+  blocks(data + head + body, n - head - body);
 }
 #endif
 
