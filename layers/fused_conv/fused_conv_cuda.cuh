@@ -90,13 +90,25 @@ enum class Variant { kFfma, kTf32, kMmaBf16, kMmaF16 };
 // kWarps per CTA; kMTiles m16 tiles per warp pass (mma, tf32); kTargetPixels conv outputs per tile (the planner
 // picks band height, column block and images per tile from it, then shrinks the tile until shared memory fits).
 
+// kUnrollRows (ffma only): the loop along a kernel row unrolled for r = 3, 5, 7 (ffma_block<R>); more registers (85
+// against 64), so fewer CTAs per SM: faster with several input channels, slower with one (see the lab).
 struct ConvTileSmall {
   static constexpr const char* kName = "w4_m2_px512";
   static constexpr int kWarps = 4, kMTiles = 2, kTargetPixels = 512;
+  static constexpr bool kUnrollRows = false;
 };
 struct ConvTileLarge {
   static constexpr const char* kName = "w8_m4_px1024";
   static constexpr int kWarps = 8, kMTiles = 4, kTargetPixels = 1024;
+  static constexpr bool kUnrollRows = false;
+};
+struct ConvTileSmallRows : ConvTileSmall {
+  static constexpr const char* kName = "w4_m2_px512_rows";
+  static constexpr bool kUnrollRows = true;
+};
+struct ConvTileLargeRows : ConvTileLarge {
+  static constexpr const char* kName = "w8_m4_px1024_rows";
+  static constexpr bool kUnrollRows = true;
 };
 
 constexpr int kMaxTileCols = 128;          // conv columns per tile; wider images get column blocks
@@ -498,8 +510,12 @@ __host__ __device__ inline void store_c(const TilePlan& p, float* __restrict__ c
 // ffma: warp block `blk` = 4 tile rows x 32 columns x 4 channels; the lane takes row lane/8 and columns
 // 4*(lane%8) .. +3, for channels 4q .. 4q+3. Inputs slide through 4 registers along kx; weights are float4 loads
 // of [ci][ky][kx][np] (all lanes the same address: broadcast).
+// R > 0: the kernel size known at compile time (p.r == R), so that the loop along a kernel row unrolls: the sliding
+// window is renamed registers instead of moves, and the row's weight loads are issued together.
+template <int R = 0>
 __host__ __device__ inline void ffma_block(const TilePlan& p, const float* __restrict__ s_in,
                                            const float4* __restrict__ w4, float* __restrict__ ct, int blk, int lane) {
+  const int r = R > 0 ? R : p.r;
   const int rows = p.g * p.crb, row_blocks = (rows + 3) / 4, col_blocks = (p.cwk + 31) / 32;
   const int bx = blk % col_blocks, rest = blk / col_blocks;
   const int by = rest % row_blocks, q = rest / row_blocks;
@@ -509,11 +525,12 @@ __host__ __device__ inline void ffma_block(const TilePlan& p, const float* __res
   const int nq = p.np / 4;
   float acc[4][4] = {};
   for (int ci = 0; ci < p.c; ++ci) {
-    for (int ky = 0; ky < p.r; ++ky) {
+    for (int ky = 0; ky < r; ++ky) {  // not unrolled: all the kernel's weights would stay live (148 registers)
       const float* in = src + ci * p.plane + ky * p.ws;
-      const float4* wp = w4 + (ci * p.r + ky) * p.r * nq + q;
+      const float4* wp = w4 + (ci * r + ky) * r * nq + q;
       float x0 = in[0], x1 = in[1], x2 = in[2];
-      for (int kx = 0; kx < p.r; ++kx) {
+      FUSED_CONV_UNROLL
+      for (int kx = 0; kx < r; ++kx) {
         const float x3 = in[kx + 3];
 #ifdef __CUDA_ARCH__
         const float4 wv = __ldg(wp + kx * nq);
@@ -727,8 +744,17 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, 1)
     const TileCoord t = tile_coord(p, tile);
     stage_input<WordF32>(p, x, t, s_in, warp, Cfg::kWarps, lane);
     __syncthreads();
-    for (int b = warp; b < blocks; b += Cfg::kWarps)
-      ffma_block(p, reinterpret_cast<const float*>(s_in), w4, s_ct, b, lane);
+    for (int b = warp; b < blocks; b += Cfg::kWarps) {
+      const float* in = reinterpret_cast<const float*>(s_in);
+      if (Cfg::kUnrollRows && p.r == 7)
+        ffma_block<7>(p, in, w4, s_ct, b, lane);
+      else if (Cfg::kUnrollRows && p.r == 5)
+        ffma_block<5>(p, in, w4, s_ct, b, lane);
+      else if (Cfg::kUnrollRows && p.r == 3)
+        ffma_block<3>(p, in, w4, s_ct, b, lane);
+      else
+        ffma_block(p, in, w4, s_ct, b, lane);
+    }
     __syncthreads();
     pool_store(p, s_ct, bias, y, t, tid, kThreads);
   }

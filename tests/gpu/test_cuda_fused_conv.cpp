@@ -137,6 +137,34 @@ TEST_CASE("cuda FusedConv reads the graph's float32 input in fp16 and bf16 witho
     }
 }
 
+// Strict fp32 runs the FFMA kernel; each of its configurations forced on kernel sizes its unrolled rows take (3, 5,
+// 7) and ones they leave to the general loop (4, 6), with one and several input channels.
+TEST_CASE("cuda FusedConv: every strict-fp32 configuration matches the CPU") {
+  IE_REQUIRE_GPU();
+  const std::vector<FusedCase> cases = {
+      {{1, 1, 86, 86}, 4, 7, 0, 2, 2},     // conv1, batch 1
+      {{1001, 1, 86, 86}, 4, 7, 0, 2, 2},  // conv1, odd large batch
+      {{7, 4, 40, 40}, 16, 7, 0, 4, 4},    // conv2
+      {{3, 3, 33, 29}, 20, 5, 2, 3, 2},    // 5x5, overlapping pool, 20 channels
+      {{2, 16, 17, 19}, 64, 3, 1, 0, 0},   // 3x3, no pool, the widest channels
+      {{2, 2, 20, 21}, 6, 4, 0, 2, 2},     // 4x4: the general loop
+      {{3, 3, 22, 18}, 8, 6, 1, 0, 0},     // 6x6 with padding
+  };
+  for (const FusedCase& c : cases) {
+    const std::string what = describe(c);
+    const std::vector<Tensor> in = inputs_of(c, what);
+    const Graph g = graph_of(c, in, "ffma");
+    const std::vector<Tensor> want = run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}});
+    for (const char* config : {"w8_m4_px1024", "w4_m2_px512", "w8_m4_px1024_rows", "w4_m2_px512_rows"}) {
+      INFO(what, " with ", config);
+      ScopedEnv env("IE_FUSED_CONV_CONFIG", config);
+      CHECK(served_by(g, c.x, Precision::fp32) == kernel_set::kCuda);
+      check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", Precision::fp32}, g, {{"x", in[0]}}), want,
+                          tolerance_of(Precision::fp32));
+    }
+  }
+}
+
 TEST_CASE("cuda FusedConv (fused set) at batch 10001 in bf16 and strict fp32") {
   IE_REQUIRE_GPU();
   const FusedCase c{{10001, 4, 40, 40}, 16, 7, 0, 4, 4};
@@ -327,9 +355,11 @@ TEST_CASE("cuda FusedConv keeps NaN through the pool and ReLU in every configura
   std::vector<Tensor> in = inputs_of(c, "nan");
   in[0].data_as<float>()[86 * 86 + 40 * 86 + 40] = NAN;  // image 1, row 40, column 40
   const Graph g = graph_of(c, in, "nan");
-  for (const char* config : {"stk_w4_n4_px1024", "stk_w8_n5_px6400", "w8_m4_px1024", "w4_m2_px512"})
+  for (const char* config : {"stk_w4_n4_px1024", "stk_w8_n5_px6400", "w8_m4_px1024", "w4_m2_px512",
+                             "w8_m4_px1024_rows", "w4_m2_px512_rows"})
     for (Precision p : {Precision::bf16, Precision::fp32}) {
       if (p == Precision::fp32 && config[0] == 's') continue;  // strict fp32 has no stacked kernel
+      if (p != Precision::fp32 && std::string(config).find("_rows") != std::string::npos) continue;  // fp32 only
       INFO(config, " in ", precision_name(p));
       ScopedEnv env("IE_FUSED_CONV_CONFIG", config);
       const std::vector<Tensor> out = run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", in[0]}});

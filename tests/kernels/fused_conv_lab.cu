@@ -42,6 +42,11 @@
 // - ffma: strict fp32 direct convolution; a lane computes 4 columns x 4 channels with a 4-register sliding
 //   window along kx (1 LDS + 1 broadcast LDG.128 per 16 FFMA). Rows of a warp are 4 staged rows apart with an
 //   odd row length, so the 32 lanes' loads (stride 4 words) fall in distinct banks.
+//   The loop along a kernel row unrolled for r = 3, 5, 7 (ffma_block<R>; configurations *_rows): 85 registers
+//   (64 before; unrolling the kernel's rows too kept every weight live: 148). H100, batch 10000, f32 in, same
+//   call, plain -> unrolled (best configuration of each; tools/results/h200/ffma_rows/): conv2 3.70 -> 2.77 ms
+//   (17.3 -> 23.2 TFLOP/s), conv1 2.41 -> 2.94 ms (one input channel: fewer warps per SM hurt more than the
+//   loop costs), so the unrolled kernels are candidates of their own and the tuner keeps the winner per shape.
 // - The epilogue stages the fp32 conv tile in shared memory and pools from there: general for any window and
 //   stride (overlapping 3/2 included) and exact (fp32 conv values, bias and ReLU after the max). Its cost is
 //   shared memory: for conv2 a whole image (32x32x16 fp32 = 64 KB) with ConvTileLarge.
@@ -846,6 +851,8 @@ std::vector<Run> all_runs() {
       make_run<Variant::kFfma, L, float, float>("ffma"),
       make_run<Variant::kFfma, S, bf16, float>("ffma"),
       make_run<Variant::kFfma, L, bf16, float>("ffma"),
+      make_run<Variant::kFfma, fc::ConvTileSmallRows, float, float>("ffma"),
+      make_run<Variant::kFfma, fc::ConvTileLargeRows, float, float>("ffma"),
       make_run<Variant::kTf32, S, float, float>("tf32"),
       make_run<Variant::kTf32, L, float, float>("tf32"),
       make_run<Variant::kMmaBf16, S, float, float>("mma_bf16"),
