@@ -344,7 +344,8 @@ std::unique_ptr<Kernel> make_planes_cpu(const ResizeSetup& s, DType out_dtype, c
         resize_as_planes(s, &planes) && pair_taps_cpu(planes.rows, &rows) && pair_taps_cpu(planes.cols, &cols);
     return make_kernel([s, taps, scaled, by_planes, planes, rows, cols](KernelContext& ctx) {
       ComputeBuffer<C> xs, a, b;
-      const C* cur_data = scaled.integer ? scaled_input<C>(ctx.inputs[0], scaled, xs) : as_compute<C>(ctx.inputs[0], xs);
+      const C* cur_data =
+          scaled.integer ? scaled_input<C>(ctx.inputs[0], scaled, xs) : as_compute<C>(ctx.inputs[0], xs);
       ComputeOut<C> out(ctx.outputs[0]);
       if (by_planes) {
         resize_planes_pairs(planes, rows, cols, cur_data, out.data());

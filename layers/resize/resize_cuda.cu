@@ -1,9 +1,9 @@
 // Resize on the fused "cuda" kernel set: the plane kernel of resize_planes.cuh for float32, float16 and bfloat16
 // (so that in fp16/bf16 modes the ConvNet's pre-processing needs no casts around it), and ie.ScaledResize, the same
 // kernel reading 8- or 16-bit integers and scaling them as it stages each plane. Taps of at most two positions
-// (nearest, linear) also go to the kernels as pairs, so that rows of even length take the pairs kernel. Declines, with the reason,
-// resizes of other dims than the last two and planes larger than its shared memory; the reference set then runs
-// the node.
+// (nearest, linear) also go to the kernels as pairs, so that rows of even length take the pairs kernel. Declines,
+// with the reason, resizes of other dims than the last two and planes larger than its shared memory; the reference
+// set then runs the node (ie.ScaledResize: its parts).
 #include <algorithm>
 #include <memory>
 

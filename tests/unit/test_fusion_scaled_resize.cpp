@@ -136,9 +136,10 @@ TEST_CASE("fusion scaled_resize: chains it must not take stay unfused") {
     const char* what;
     Graph g;
   };
-  const std::vector<Case> cases = {{"a float image", unfusable_graph(DType::Float16, nullptr, false)},
-                                   {"a factor per column, not a scalar", unfusable_graph(DType::UInt8, &per_column, false)},
-                                   {"the scaled image also read elsewhere", unfusable_graph(DType::UInt8, &scalar, true)}};
+  const std::vector<Case> cases = {
+      {"a float image", unfusable_graph(DType::Float16, nullptr, false)},
+      {"a factor per column, not a scalar", unfusable_graph(DType::UInt8, &per_column, false)},
+      {"the scaled image also read elsewhere", unfusable_graph(DType::UInt8, &scalar, true)}};
   for (const Case& c : cases) {
     CAPTURE(c.what);
     auto plan = test::plan_cpu(c.g, {{"x", {2, 8, 8}}});
