@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the engine builds and tests with (clang, its sanitizer runtimes and libFuzzer, and
-# LLVM's OpenMP for the sanitized builds and fuzzers of tools/sanitize.sh and tools/fuzz.sh). Safe to run again.
+# Installs the Debian packages the engine builds and tests with (clang, its sanitizer runtimes and libFuzzer for the
+# sanitized builds and fuzzers of tools/sanitize.sh and tools/fuzz.sh). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(
@@ -9,7 +9,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
   dataset-fashion-mnist gnuplot-nox python3-numpy python3 python3-venv python3-dev
-  clang libclang-rt-dev libomp-dev
+  clang libclang-rt-dev
 )
 missing=()
 for p in "${packages[@]}"; do

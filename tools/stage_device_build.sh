@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Copies a CUDA build's binaries and libraries into .device/build (git-ignored), together with the Debian-only
-# shared libraries the GPU machine lacks (protobuf, onnx_proto, yaml-cpp, fmt, OpenMP), so that the folder can
+# shared libraries the GPU machine lacks (protobuf, onnx_proto, yaml-cpp, fmt), so that the folder can
 # travel to a GPU machine with `carry: [".device"]` and run there through the $ORIGIN/../lib rpath.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ mkdir -p "$stage/bin" "$stage/lib"
 cp -a "$build"/bin/* "$stage/bin/"
 cp -a "$build"/lib/libinferengine.so* "$stage/lib/"
 for lib in $(ldd "$build/lib/libinferengine.so" "$build"/bin/* 2>/dev/null |
-             awk '/=> \// {print $3}' | grep -E 'libonnx|libprotobuf|libyaml-cpp|libfmt|libgomp' | sort -u); do
+             awk '/=> \// {print $3}' | grep -E 'libonnx|libprotobuf|libyaml-cpp|libfmt' | sort -u); do
   cp -L "$lib" "$stage/lib/"
 done
 # The Python package when the build has one (IE_PYTHON_MODULE): its .py files are links into the sources here.

@@ -145,7 +145,6 @@ void Session::Impl::free_staged() {
 
 Plan& Session::Impl::plan_for(const std::map<std::string, Tensor>& inputs) {
   Impl& s = *this;
-  set_cpu_threads(s.engine->options.threads);
   std::map<std::string, Shape> shapes;
   for (auto& [name, t] : inputs) {
     if (t.empty()) fail_input("input '", name, "' has no data");

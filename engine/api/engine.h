@@ -31,7 +31,8 @@ namespace ie {
 struct Options {
   std::string backend = "auto";    // "cpu", "cuda" (fused kernels, then the reference ones), "cuda-reference", "auto"
   Precision precision = Precision::fp32;  // each backend implements some modes; others are refused by name
-  int threads = 0;                 // CPU worker threads; 0 = all cores; at most 4x the hardware threads (1024)
+  int threads = 0;                 // the engine's CPU thread pool, caller included; 0 = OMP_NUM_THREADS or all
+                                   // cores; at most 4x the hardware threads (1024)
   int64_t batch = 0;               // batch size to pre-plan for (0: plan on first run)
   bool fuse = true;                // apply the fusion rules
   bool cuda_graphs = true;         // replay a plan's steps as one CUDA graph from its second run (--no-graph)

@@ -13,6 +13,8 @@
 
 namespace ie {
 
+class ThreadPool;
+
 /// Work recorded once and replayed (a CUDA graph): the steps of a plan, launched as one unit.
 class CapturedWork {
  public:
@@ -47,6 +49,8 @@ class Backend {
   virtual void synchronize() {}
   /// Makes this backend's device the calling thread's current one (several GPUs driven from one thread).
   virtual void make_current() {}
+  /// The thread pool its CPU kernels run on (made current around planning and steps); nullptr: the default pool.
+  virtual ThreadPool* thread_pool() { return nullptr; }
   /// True when copies and kernels only enqueue work (GPU streams): a caller may overlap batches, waiting on fence().
   virtual bool asynchronous() const { return false; }
   /// Marks the work issued so far; its wait() returns once that work has finished. Default: already passed.

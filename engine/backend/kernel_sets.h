@@ -4,7 +4,7 @@
 
 namespace ie::kernel_set {
 
-inline constexpr const char* kCpu = "cpu";                        // Eigen + OpenMP host kernels
+inline constexpr const char* kCpu = "cpu";                        // Eigen and thread-pool host kernels
 inline constexpr const char* kCuda = "cuda";                      // our fused CUDA kernels
 inline constexpr const char* kCudaReference = "cuda-reference";  // cuDNN/cuBLAS and plain CUDA kernels
 

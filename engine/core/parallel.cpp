@@ -1,10 +1,7 @@
 #include "engine/core/parallel.h"
 
-#include <omp.h>
-
-#include <algorithm>
 #include <cstdlib>
-#include <thread>
+#include <memory>
 
 #include "engine/core/error.h"
 
@@ -12,7 +9,12 @@ namespace ie {
 
 namespace {
 constexpr int kMaxThreadsCap = 1024;
-int hardware_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+thread_local ThreadPool* t_current_pool = nullptr;
+
+ThreadPool& default_pool() {
+  static ThreadPool pool(resolve_cpu_threads(0));
+  return pool;
+}
 }  // namespace
 
 int max_cpu_threads() { return std::min(kMaxThreadsCap, 4 * hardware_threads()); }
@@ -23,18 +25,32 @@ void check_cpu_threads(int64_t threads, const std::string& what) {
          " hardware threads, at most ", kMaxThreadsCap, "), got ", threads);
 }
 
-void set_cpu_threads(int threads) {
+int resolve_cpu_threads(int threads) {
   check_cpu_threads(threads, "threads");
-  // 0: OMP_NUM_THREADS when the user set it, else every core.
+  if (threads > 0) return threads;
   static const int env_threads = [] {
     const char* env = std::getenv("OMP_NUM_THREADS");
     return env ? std::atoi(env) : 0;
   }();
-  if (threads == 0 && env_threads > 0) check_cpu_threads(env_threads, "OMP_NUM_THREADS");
-  int n = threads > 0 ? threads : env_threads > 0 ? env_threads : static_cast<int>(std::thread::hardware_concurrency());
-  omp_set_num_threads(n > 0 ? n : 1);
+  if (env_threads > 0) {
+    check_cpu_threads(env_threads, "OMP_NUM_THREADS");
+    return env_threads;
+  }
+  return hardware_threads();
 }
 
-int cpu_threads() { return omp_get_max_threads(); }
+void set_cpu_threads(int threads) { default_pool().resize(resolve_cpu_threads(threads)); }
+
+int cpu_threads() { return current_thread_pool().size(); }
+
+ThreadPool& current_thread_pool() { return t_current_pool ? *t_current_pool : default_pool(); }
+
+ThreadPoolScope::ThreadPoolScope(ThreadPool* pool) : m_saved(t_current_pool), m_set(pool != nullptr) {
+  if (m_set) t_current_pool = pool;
+}
+
+ThreadPoolScope::~ThreadPoolScope() {
+  if (m_set) t_current_pool = m_saved;
+}
 
 }  // namespace ie

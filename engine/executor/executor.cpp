@@ -3,6 +3,8 @@
 #include <cstring>
 #include <set>
 
+#include "engine/core/parallel.h"
+
 namespace ie {
 
 void check_input_names(const std::vector<TensorDecl>& declared, const std::set<std::string>& also_allowed,
@@ -63,6 +65,7 @@ void run_each_step(Plan& plan, const StepObserver& observer, StepTimer* timer) {
 
 void run_steps(Plan& plan, const StepObserver& observer, StepTimer* timer) {
   plan.backend->make_current();  // kernels launch on the calling thread's current device
+  ThreadPoolScope pool(plan.backend->thread_pool());
   // Replay needs the steps as one unit: an observer or a per-step timer runs them one by one.
   const bool replay = plan.graphs && !plan.graph_off && !observer && !timer;
   if (replay && plan.recording) {

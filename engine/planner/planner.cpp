@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "engine/core/checked_math.h"
+#include "engine/core/parallel.h"
 #include "engine/planner/plan.h"
 #include "engine/planner/memory_plan.h"
 #include "engine/planner/plan_limits.h"
@@ -331,6 +332,7 @@ std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string,
   auto plan = std::make_unique<Plan>();
   plan->backend = std::move(backend);
   plan->backend->make_current();  // kernel factories allocate and query on the backend's device
+  ThreadPoolScope pool(plan->backend->thread_pool());  // and prepare weights on its threads
   plan->graph = model;
   plan->onnx_nodes = model.nodes.size();
   plan->input_shapes = input_shapes;

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstdint>
 
+#include "engine/core/parallel.h"
 #include "engine/registry/op_def.h"
 
 namespace ie {
@@ -14,9 +16,10 @@ inline OpCost dot_product_cost(const Node&, const std::vector<TensorInfo>& in, c
 }
 
 /// A is [m, k] (or [k, m] stored when trans_a), B is [k, n] (or [n, k] when trans_b); ld* are row strides.
-/// beta == 0 overwrites C without reading it. Small products skip Eigen's packing (lazyProduct).
+/// beta == 0 overwrites C without reading it. Small products skip Eigen's packing (lazyProduct). One thread: see
+/// gemm() for the parallel one.
 template <class T>
-void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+void gemm_serial(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
           const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   using Stride = Eigen::OuterStride<>;
   using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -45,6 +48,36 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   };
   if (trans_a) with_b(Eigen::Map<const ColMat, 0, Stride>(a, m, k, Stride(lda)));
   else with_b(Eigen::Map<const RowMat, 0, Stride>(a, m, k, Stride(lda)));
+}
+
+}  // namespace ie
+
+namespace ie {
+
+/// Calls fn(r0, r1) over blocks of a product's m output rows on the current thread pool, one block per thread
+/// (rows rounded to 8: whole vector registers in Eigen's row kernels), or once over all rows when the product is too
+/// small for threads. Each block runs its own single-threaded Eigen product (which packs its own copy of B: little
+/// beside the product while blocks keep at least 32 rows), and the caller's epilogue on the rows it just wrote.
+template <class Fn>
+void for_gemm_row_blocks(int64_t m, int64_t n, int64_t k, Fn&& fn) {
+  constexpr int64_t kMinRows = 32, kMinFlops = int64_t(1) << 18;
+  const int64_t threads = m * n * k < kMinFlops ? 1 : std::min<int64_t>(cpu_threads(), m / kMinRows);
+  if (threads <= 1) {
+    fn(int64_t(0), m);
+    return;
+  }
+  const int64_t rows = ((m + threads - 1) / threads + 7) / 8 * 8;
+  parallel_for(m, rows, fn);
+}
+
+/// gemm_serial over blocks of C's rows (for_gemm_row_blocks).
+template <class T>
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  for_gemm_row_blocks(m, n, k, [&](int64_t r0, int64_t r1) {
+    const T* a_rows = trans_a ? a + r0 : a + r0 * lda;  // trans_a: A is stored [k, m], its row r0 is column r0
+    gemm_serial(trans_a, trans_b, r1 - r0, n, k, alpha, a_rows, lda, b, ldb, beta, c + r0 * ldc, ldc);
+  });
 }
 
 }  // namespace ie

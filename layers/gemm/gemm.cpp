@@ -34,13 +34,16 @@ std::unique_ptr<Kernel> make_gemm_cpu(const KernelInit& init) {
       const C* c = s.beta != 0 ? c_in.get(ctx, cs) : nullptr;
       ComputeOut<C> out(ctx.outputs[0]);
       C* y = out.data();
-      if (c) {
-        for (int64_t i = 0; i < s.m; ++i)
-          for (int64_t j = 0; j < s.n; ++j)
-            y[i * s.n + j] = C(s.beta) * c[(s.c_rows == 1 ? 0 : i) * s.c_cols + (s.c_cols == 1 ? 0 : j)];
-      }
-      gemm<C>(s.trans_a, s.trans_b, s.m, s.n, s.k, C(s.alpha), a, s.trans_a ? s.m : s.k, b, s.trans_b ? s.k : s.n,
-              c ? C(1) : C(0), y, s.n);
+      // Each thread's block of rows: the scaled C, then the product on top of it.
+      for_gemm_row_blocks(s.m, s.n, s.k, [&](int64_t r0, int64_t r1) {
+        if (c)
+          for (int64_t i = r0; i < r1; ++i)
+            for (int64_t j = 0; j < s.n; ++j)
+              y[i * s.n + j] = C(s.beta) * c[(s.c_rows == 1 ? 0 : i) * s.c_cols + (s.c_cols == 1 ? 0 : j)];
+        const C* a_rows = s.trans_a ? a + r0 : a + r0 * s.k;  // trans_a: A is stored [k, m]
+        gemm_serial<C>(s.trans_a, s.trans_b, r1 - r0, s.n, s.k, C(s.alpha), a_rows, s.trans_a ? s.m : s.k, b,
+                       s.trans_b ? s.k : s.n, c ? C(1) : C(0), y + r0 * s.n, s.n);
+      });
       out.commit();
     });
   });

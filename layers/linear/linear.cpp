@@ -39,17 +39,21 @@ std::unique_ptr<Kernel> make_linear_cpu(const KernelInit& init) {
       const C* bias = b_in.get(ctx, bs);
       ComputeOut<C> out(ctx.outputs[0]);
       C* y = out.data();
-      if (bias)
-        for (int64_t r = 0; r < s.rows; ++r) std::copy(bias, bias + s.n, y + r * s.n);
-      gemm<C>(false, s.trans_w, s.rows, s.n, s.k, C(1), a, s.k, w, s.trans_w ? s.k : s.n, bias ? C(1) : C(0), y, s.n);
-      apply_activation(s.activation, y, s.rows * s.n);
-      if (s.residual) {
-        ComputeBuffer<C> rs;
-        const C* r = as_compute<C>(ctx.inputs[3], rs);
-        parallel_for(s.rows * s.n, 1 << 15, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) y[i] += r[i];
-        });
-      }
+      ComputeBuffer<C> rs;
+      const C* r = s.residual ? as_compute<C>(ctx.inputs[3], rs) : nullptr;
+      // Each thread's block of rows: bias, product, activation and residual while the rows are in its cache.
+      for_gemm_row_blocks(s.rows, s.n, s.k, [&](int64_t r0, int64_t r1) {
+        C* yb = y + r0 * s.n;
+        if (bias)
+          for (int64_t row = r0; row < r1; ++row) std::copy(bias, bias + s.n, y + row * s.n);
+        gemm_serial<C>(false, s.trans_w, r1 - r0, s.n, s.k, C(1), a + r0 * s.k, s.k, w, s.trans_w ? s.k : s.n,
+                       bias ? C(1) : C(0), yb, s.n);
+        apply_activation(s.activation, yb, (r1 - r0) * s.n);
+        if (r) {
+          const C* rb = r + r0 * s.n;
+          for (int64_t i = 0; i < (r1 - r0) * s.n; ++i) yb[i] += rb[i];
+        }
+      });
       out.commit();
     });
   });

@@ -15,10 +15,8 @@ std::vector<std::pair<std::string, std::string>> device_info(const std::string& 
   Options o = options;
   o.backend = backend;
   auto info = make_backend(backend, o)->device_info();
-  if (resolve_backend_name(backend) == "cpu") {
-    set_cpu_threads(options.threads);
-    info.emplace_back("worker threads", std::to_string(cpu_threads()));
-  }
+  if (resolve_backend_name(backend) == "cpu")
+    info.emplace_back("worker threads", std::to_string(resolve_cpu_threads(options.threads)));
   return info;
 }
 
