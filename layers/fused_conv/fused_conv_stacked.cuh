@@ -169,9 +169,11 @@ inline void size_stacked(StackedPlan& p, int g, int pb, int pcb) {
   p.img_words = p.c * p.plane;
   p.ct_stride = p.reg_pool ? 0 : round_up(g * p.rows_alloc * p.cols_alloc, 32) + 8;
   p.tiles = ceil_div(p.n, g) * p.tiles_y * p.tiles_x;
-  // A band is copied from the 16-byte boundary at or before its first element: up to 12 bytes more.
+  // A band is copied in whole 16-byte chunks from the boundary at or before its first element: up to 14 bytes
+  // more before it with 16-bit elements (+12 was short by a chunk when irb * w * 2 = 4 mod 16 and the lead is 14:
+  // the last chunk's zeros then landed on the next band's first 16 bytes, or past the raw buffer).
   p.prefetch = p.flat;
-  p.raw_band_bytes = p.prefetch ? round_up(p.irb * p.w * p.in_bytes + 12, 16) : 0;
+  p.raw_band_bytes = p.prefetch ? round_up(p.irb * p.w * p.in_bytes + 15, 16) : 0;
   const int staged = g * p.img_words * 4;
   p.off_kofs = 0;
   p.off_in = round_up(p.ksteps * 4 * 8, 16);
@@ -605,13 +607,26 @@ inline void stacked_pack_weights(const ConvPoolShape& s, Variant v, const float*
 template <class TIn>
 __device__ inline void stacked_prefetch(const StackedPlan& p, const TIn* __restrict__ x, const TileCoord& t,
                                         unsigned char* raw, int tid, int nthreads) {
+  // A 16-byte copy that would reach past the input's last element goes element by element: cp.async's source
+  // size keeps the hardware inside the tensor, but the copy still counts as a 16-byte read for memcheck.
+  const unsigned char* x_end = reinterpret_cast<const unsigned char*>(x + static_cast<size_t>(p.n) * p.c * p.h * p.w);
   for (int seg = 0; seg < p.g * p.c; ++seg) {
     const BandRun<TIn> b = stacked_band(p, x, t, seg);
     const int lead = static_cast<int>(reinterpret_cast<uintptr_t>(b.src) & 15);
     const unsigned char* from = reinterpret_cast<const unsigned char*>(b.src) - lead;
     const int bytes = b.len > 0 ? lead + b.len * static_cast<int>(sizeof(TIn)) : 0;
     unsigned char* to = raw + static_cast<size_t>(seg) * p.raw_band_bytes;
-    for (int i = 16 * tid; i < bytes; i += 16 * nthreads) dev::cp_async16_prefix(to + i, from + i, imin(16, bytes - i));
+    for (int i = 16 * tid; i < bytes; i += 16 * nthreads) {
+      if (from + i + 16 <= x_end) {
+        dev::cp_async16_prefix(to + i, from + i, imin(16, bytes - i));
+      } else {
+        const int skip = i == 0 ? lead : 0;
+        const int n = (imin(16, bytes - i) - skip) / static_cast<int>(sizeof(TIn));
+        const TIn* src = reinterpret_cast<const TIn*>(from + i + skip);
+        TIn* dst = reinterpret_cast<TIn*>(to + i + skip);
+        for (int e = 0; e < n; ++e) dst[e] = src[e];
+      }
+    }
   }
   dev::cp_async_commit();
 }
@@ -853,18 +868,25 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<Cfg, kMod
   }
 }
 
-template <class Cfg, class Word, class TIn, class TOut, int KS, int kMode, int kShareR = 0, int kJK = 0>
-cudaError_t launch_stacked_ks(const StackedPlan& p, const TIn* x, const uint4* w, const float* bias, TOut* y,
-                              cudaStream_t stream) {
-  auto kernel = fused_conv_stacked_kernel<Cfg, Word, TIn, TOut, KS, kMode, kShareR, kJK>;
+// Launches a persistent kernel: as many CTAs as the device holds at once, at most one per tile.
+template <class Kernel, class... Args>
+cudaError_t launch_persistent(Kernel kernel, int threads, int smem_bytes, int tiles, cudaStream_t stream,
+                              Args... args) {
   DeviceLimits d;
   int per_sm = 0;
   cudaError_t err = device_limits(&d);
-  if (err == cudaSuccess) err = resident_blocks(kernel, Cfg::kWarps * 32, p.smem_bytes, d.smem_optin, &per_sm);
+  if (err == cudaSuccess) err = resident_blocks(kernel, threads, smem_bytes, d.smem_optin, &per_sm);
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  kernel<<<std::min(p.tiles, d.sms * per_sm), Cfg::kWarps * 32, p.smem_bytes, stream>>>(p, x, w, bias, y);
+  kernel<<<std::min(tiles, d.sms * per_sm), threads, smem_bytes, stream>>>(args...);
   return cudaGetLastError();
+}
+
+template <class Cfg, class Word, class TIn, class TOut, int KS, int kMode, int kShareR = 0, int kJK = 0>
+cudaError_t launch_stacked_ks(const StackedPlan& p, const TIn* x, const uint4* w, const float* bias, TOut* y,
+                              cudaStream_t stream) {
+  return launch_persistent(fused_conv_stacked_kernel<Cfg, Word, TIn, TOut, KS, kMode, kShareR, kJK>,
+                           Cfg::kWarps * 32, p.smem_bytes, p.tiles, stream, p, x, w, bias, y);
 }
 
 // x: [n][c][h][w] TIn; packed_w: stacked_pack_weights(s, v) on the device, v the precision of Word (WordBf16,

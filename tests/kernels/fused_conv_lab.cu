@@ -8,8 +8,9 @@
 // Run:
 //   ./fused_conv_lab                 validate, then time conv1/conv2 at batch 10000 and 1000
 //   ./fused_conv_lab --check-only    validate only;   --batch N   time at batch N only;   --csv PATH
-//   --filter S    only the runs whose "variant config tin->tout" contains S;   --no-validate   timing only
-//                 (for ncu: `--filter "mma_bf16 w8_m4_px1024 bf16->bf16" --no-validate --batch 10000`)
+//   --max-batch N   validate only the cases of at most N images (sanitizer runs)
+//   --filter S    only the runs whose "variant config tin->tout" contains S (S1|S2: either);   --no-validate
+//                 timing only (for ncu: `--filter "mma_bf16 w8_m4_px1024 bf16->bf16" --no-validate --batch 10000`)
 //   ./fused_conv_lab --emulate       CPU only: replay the kernels' index functions with an MMA emulated from the
 //                                    PTX ISA fragment tables (needs no GPU)
 //   --peak-tflops X (bf16/fp16, default 790)  --peak-tflops-tf32 X (395)  --peak-tflops-fp32 X (60)
@@ -109,11 +110,42 @@
 //     against stk 0.0117. Still latency-bound: 8-12 warps per SM, issue 0.41 per cycle and scheduler, "wait"
 //     the top stall (ncu, v1 at 2 CTAs/SM); the MMA loop is now 49% of instructions, staging, prefetch and
 //     epilogue the rest.
-// Next steps worth measuring (not done): ldmatrix on shifted copies of the input rows (one instruction per two
-// MMAs instead of four LDS.32); conv1 + conv2 in one kernel (the 4x40x40 map stays on chip); wgmma for conv2 (its M =
-// 16 channels only fills wgmma's M = 64 with 4 stacked rows); NT=3/6 instantiations (k=20 and k=48 now pad to 32 and 64
-// channels). Known limit: the padded taps of odd kernels and the K padding multiply zero weights by real (finite)
-// inputs; an Inf or NaN in the input can therefore also reach the outputs right beside its receptive field.
+// - ldsm (tests/kernels/fused_conv_ldsm.cuh, lab only; k <= 16, r <= 8, bf16/f16, pools of their own stride): the stacked kernel with its B
+//   fragments from ldmatrix. Staged per input row and 8-column chunk: the 8 copies shifted by 0..7 elements (128 B),
+//   so every pixel's 8 taps of a row are one aligned 16-byte ldmatrix row; one x4 = two k-steps of an n-tile (conv1:
+//   15 LDSM per row block and column group against 50 LDS.32 + 5 LDS.64). Weights as the stacked kernel's (rp = 8).
+//   Measured on an H100 (all three calls got one; old and new in one process per batch; ms, bf16 -> bf16, 10000):
+//     call 1 (144-byte entries, staging loads generic)  conv1 stk_w5_n5 0.298 / 0.299, ldsm w5_n5_px3200 0.336 /
+//       0.336, px1600 0.343 / 0.343; f32->bf16 stk 0.315, ldsm 0.423 (83 KB of shared memory: 2 CTAs per SM)
+//     call 2 (128-byte entries + 16 B per row, LDS    conv1 stk 0.3035 / 0.3034, ldsm px3200 0.329 / 0.324, px1600
+//       staging, prefetch reading nothing past x)      0.340 / 0.334, w10_n5_px3200 (2 CTAs, 20 warps) 0.344 / 0.339;
+//       f32->bf16 stk 0.317 / 0.317, ldsm 0.341 / 0.343; batch 1000 stk 0.0388, ldsm 0.0428, px1600 0.0411; batch 1
+//       stk_w5_n5 0.0097, ldsm 0.0092, px1600 0.0074 (the engine's stk px640/px320 latency tiles not in this call);
+//       conv2 (K = 14 k-steps, running max) ldsm px1600 0.442 against shared rows 0.278.
+//     call 3 (control flow of the MMA loop)            conv1 stk 0.2998 / 0.2988, ldsm 0.3285 / 0.3259, flat (x4
+//       for every pair, no early exit) 0.3310 / 0.3284, flat + __syncwarp() before the epilogue 0.3268 / 0.3249.
+//   Why it loses (ncu, call 3, one launch at 10000): executed warp instructions stk 167.3M, ldsm 164.1M (-2%): the
+//   MMA loop's savings (static SASS 113 LDS -> 30 LDSM) are spent again on building 8 copies per staged row (8 word
+//   loads, 7 PRMT, 8 STS.128 per 8 pixels and row: 4x the staged bytes), and the issue rate falls (issue active
+//   60.9% -> 54.1%): 106 registers and 67 KB of shared memory give 3 CTAs = 15 warps per SM against 19 (the w10
+//   configuration restores 19 warps at 0.58 issued per cycle and scheduler, still 0.339 ms). ptxas wraps conv1's 65
+//   epilogue shuffles in WARPSYNC / ENDCOLLECTIVE (the stacked kernel: none); a __syncwarp() removes them (static
+//   SASS 2872 -> 2104, executed 161.7M) without a measurable gain. Not shipped to the engine; lab only.
+//   ptxas (tools/results/h200/conv_ldmatrix/ptxas_local.txt): conv1's kernel (KS = 6) 106 registers at px3200,
+//   96 at px1600 and w10, 0 spills; the px1600 configuration's KS = 6/8 running-max instantiations spill 12-48 bytes.
+//   Found on the way: stacked_prefetch's raw band held up to 12 bytes of lead, but 16-bit inputs can have 14 (a band
+//   whose irb * w * 2 = 4 mod 16 then spilled its last chunk onto the next band: fixed, + 15); and its last chunk's
+//   16-byte cp.async with a shorter src-size is reported by compute-sanitizer memcheck as a read past the input's
+//   allocation when the band ends the tensor (the lab's exact-size buffers; `stk_w5_n5_px3200 bf16->bf16`, conv1
+//   n = 1: 2 errors; harmless in hardware: the source size keeps the copy inside). stacked_prefetch now copies that
+//   one chunk element by element, for both kernels.
+// Next steps worth measuring (not done): conv1 + conv2 in one kernel (the 4x40x40 map stays on chip); wgmma for conv2
+// (its M = 16 channels only fills wgmma's M = 64 with 4 stacked rows); NT=3/6 instantiations (k=20 and k=48 now pad
+// to 32 and 64 channels). For conv1 the lab's figures say the stacked kernel is bound by latency at ~19 warps per SM
+// (issue 61%), not by its shared-memory loads: levers that add warps or independent work per warp (fewer registers
+// per thread with the weights in shared memory, two row blocks in flight per warp) rather than fewer loads.
+// Known limit: the padded taps of odd kernels and the K padding multiply zero weights by real (finite) inputs; an
+// Inf or NaN in the input can therefore also reach the outputs right beside its receptive field.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -130,6 +162,7 @@
 #include <vector>
 
 #include "layers/fused_conv/fused_conv_cuda.cuh"
+#include "tests/kernels/fused_conv_ldsm.cuh"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
 
 namespace fc = ie::fused_conv;
@@ -162,6 +195,20 @@ struct SharedW4N4Four {  // shared rows with 4 CTAs per SM (128 registers)
   static constexpr const char* kName = "stk_w4_n4_px1024_s4";
   static constexpr int kWarps = 4, kNW = 4, kTargetPixels = 1024, kMinBlocks = 4, kShareMinBlocks = 4;
 };
+// ldsm (fused_conv_ldsm.cuh): conv1's half image with one row block per warp (2 CTAs, 20 warps per SM), and the
+// MMA loop's control-flow flavors (see LdsmFlavor).
+struct LdsmW10N5 {
+  static constexpr const char* kName = "ldsm_w10_n5_px3200";
+  static constexpr int kWarps = 10, kNW = 5, kTargetPixels = 3200, kMinBlocks = 2;
+};
+struct LdsmW5N5Flat : fc::LdsmW5N5 {
+  static constexpr const char* kName = "ldsm_w5_n5_px3200_flat";
+  static constexpr int kFlavor = 1;
+};
+struct LdsmW5N5FlatSync : fc::LdsmW5N5 {
+  static constexpr const char* kName = "ldsm_w5_n5_px3200_flat_sync";
+  static constexpr int kFlavor = 2;
+};
 }  // namespace lab_cfg
 
 // ---- shapes, data, reference -------------------------------------------------------------------------------
@@ -179,6 +226,7 @@ std::vector<Case> validation_cases() {
       {"conv1", conv1(1)},
       {"conv1", conv1(7)},
       {"conv1", conv1(1000)},
+      {"conv1", conv1(10001)},
       {"conv2", conv2(1)},
       {"conv2", conv2(7)},
       {"conv2", conv2(1000)},
@@ -565,6 +613,36 @@ bool fastdiv_self_check() {
   return bad == 0;
 }
 
+// The register epilogue of n-tile j (the kernels' reg_pool_epilogue / unpooled_epilogue), lane by lane in lockstep.
+void emulate_reg_epilogue(const fc::StackedPlan& p, const fc::PoolDst<float> (&dst)[32], int col0, int j,
+                          const float (&pm)[32][4]) {
+  if (p.win == 1) {
+    for (int lane = 0; lane < 32; ++lane) {
+      const int col = col0 + 8 * j + 2 * (lane & 3);
+      fc::pool_write(dst[lane], col, pm[lane][0], pm[lane][2]);
+      fc::pool_write(dst[lane], col + 1, pm[lane][1], pm[lane][3]);
+    }
+    return;
+  }
+  float v[32], w[32], v2[32], w2[32];
+  for (int l = 0; l < 32; ++l) v[l] = fc::nan_max(pm[l][0], pm[l][1]), w[l] = fc::nan_max(pm[l][2], pm[l][3]);
+  auto xor_step = [&](int mask) {
+    for (int l = 0; l < 32; ++l) v2[l] = fc::nan_max(v[l], v[l ^ mask]), w2[l] = fc::nan_max(w[l], w[l ^ mask]);
+    std::copy(v2, v2 + 32, v), std::copy(w2, w2 + 32, w);
+  };
+  for (int i = 0; i < p.rp_nm; ++i) xor_step(p.rp_mask[i]);
+  if (p.rp_inlane)
+    for (int l = 0; l < 32; ++l) v[l] = w[l] = fc::nan_max(v[l], w[l]);
+  for (int i = 0; i < p.rp_nc; ++i) xor_step(1 << i);
+  for (int lane = 0; lane < 32; ++lane) {  // one output per lane when rows combine across lanes
+    const int pcol = (col0 + 8 * j + 2 * (lane & 3)) >> p.log2w;
+    if (p.rp_nm > 0)
+      fc::pool_write_one(dst[lane], pcol, dst[lane].one_is_w ? w[lane] : v[lane]);
+    else
+      fc::pool_write(dst[lane], pcol, v[lane], w[lane]);
+  }
+}
+
 // Replays one launch of the stacked kernel tile by tile and unit by unit, with the kernel's own index functions
 // and the MMA from the PTX ISA fragment tables.
 template <class Word>
@@ -654,31 +732,8 @@ bool emulate_stacked_case(const Case& cs, Variant v, int nw, int target_pixels, 
           }
           if (!p.reg_pool) {
             for (int lane = 0; lane < 32; ++lane) fc::stacked_store(p, ct.data(), su[lane], col0, j, lane, pm[lane]);
-          } else if (p.win == 1) {
-            for (int lane = 0; lane < 32; ++lane) {
-              const int col = col0 + 8 * j + 2 * (lane & 3);
-              fc::pool_write(dst[lane], col, pm[lane][0], pm[lane][2]);
-              fc::pool_write(dst[lane], col + 1, pm[lane][1], pm[lane][3]);
-            }
-          } else {  // the kernel's shuffles, lane by lane in lockstep
-            float v[32], w[32], v2[32], w2[32];
-            for (int l = 0; l < 32; ++l) v[l] = fc::nan_max(pm[l][0], pm[l][1]), w[l] = fc::nan_max(pm[l][2], pm[l][3]);
-            auto xor_step = [&](int mask) {
-              for (int l = 0; l < 32; ++l)
-                v2[l] = fc::nan_max(v[l], v[l ^ mask]), w2[l] = fc::nan_max(w[l], w[l ^ mask]);
-              std::copy(v2, v2 + 32, v), std::copy(w2, w2 + 32, w);
-            };
-            for (int i = 0; i < p.rp_nm; ++i) xor_step(p.rp_mask[i]);
-            if (p.rp_inlane)
-              for (int l = 0; l < 32; ++l) v[l] = w[l] = fc::nan_max(v[l], w[l]);
-            for (int i = 0; i < p.rp_nc; ++i) xor_step(1 << i);
-            for (int lane = 0; lane < 32; ++lane) {  // one output per lane when rows combine across lanes
-              const int pcol = (col0 + 8 * j + 2 * (lane & 3)) >> p.log2w;
-              if (p.rp_nm > 0)
-                fc::pool_write_one(dst[lane], pcol, dst[lane].one_is_w ? w[lane] : v[lane]);
-              else
-                fc::pool_write(dst[lane], pcol, v[lane], w[lane]);
-            }
+          } else {
+            emulate_reg_epilogue(p, dst, col0, j, pm);
           }
         }
     }
@@ -694,6 +749,144 @@ bool emulate_stacked_case(const Case& cs, Variant v, int nw, int target_pixels, 
       ok ? "PASS" : "FAIL", vname, nw, target_pixels, cs.name, p.kp, p.dy, p.ksteps,
       p.reg_pool ? "regpool" : "smempool", p.flat ? " flat" : "", p.rpu, p.g, p.pb, p.pcb, p.units, p.tiles, e.rel_l2,
       e.non_finite);
+  return ok;
+}
+
+// Replays one launch of the ldsm kernel (fused_conv_ldsm.cuh): its staging (from the input, and from the raw band
+// copies the prefetch makes, with the bytes past each band poisoned), its per-lane ldmatrix addresses, ldmatrix
+// itself from the PTX ISA ("each of the 8 rows ... thread t receives row t / 4, elements 2 (t % 4), + 1 of each
+// matrix"), the MMA from the fragment tables, and the register epilogue.
+template <class Word>
+bool emulate_ldsm_case(const Case& cs, Variant v, int nw, int target_pixels, uint64_t seed) {
+  using T16 = std::conditional_t<std::is_same_v<Word, fc::WordF16>, __half, __nv_bfloat16>;
+  const ConvPoolShape& s = cs.s;
+  const Data d = make_live_data(s, seed);
+  fc::LdsmPlan p;
+  std::string why;
+  if (!fc::make_ldsm_plan(s, v, nw, target_pixels, fc::kDefaultSmemLimit, &p, &why, 2)) {
+    printf("n/a   emulate ldsm nw=%d %-36s: %s\n", nw, cs.name, why.c_str());
+    return true;
+  }
+  std::vector<unsigned char> wpk(fc::ldsm_weight_bytes(s, v) + 16);
+  fc::ldsm_pack_weights(s, v, d.w.data(), wpk.data());
+  const uint4* w4 = reinterpret_cast<const uint4*>(wpk.data());
+  std::vector<T16> x16(d.x.size());
+  for (size_t i = 0; i < x16.size(); ++i) x16[i] = fc::from_float<T16>(d.x[i]);
+  const size_t bytes = static_cast<size_t>(p.g) * p.img_bytes;
+  std::vector<unsigned char> s_in(bytes), s_alt(bytes), raw(static_cast<size_t>(p.g) * p.c * p.raw_band_bytes);
+  std::vector<float> y(out_count(s), NAN);
+  bool ok = true;
+  auto data_bytes_equal = [&](const std::vector<unsigned char>& a, const std::vector<unsigned char>& b) {
+    for (size_t row = 0; row < static_cast<size_t>(p.g) * p.c * p.irb; ++row)
+      for (int cc = 0; cc < p.ws; ++cc) {
+        const size_t at = row * p.row_bytes + cc * fc::kLdsmEntryBytes;
+        if (memcmp(&a[at], &b[at], 128)) return false;
+      }
+    return true;
+  };
+  for (int tile = 0; tile < p.tiles && ok; ++tile) {
+    const fc::TileCoord t = fc::stacked_tile_coord(p, tile);
+    std::fill(s_in.begin(), s_in.end(), 0xEE);  // 0xEEEE: no input in [0, 1) has these bits
+    fc::ldsm_stage<Word, float, false>(p, d.x.data(), t, nullptr, s_in.data(), 0, 1);
+    for (size_t row = 0; row < static_cast<size_t>(p.g) * p.c * p.irb && ok; ++row)
+      for (int cc = 0; cc < p.ws && ok; ++cc)
+        for (int h = 0; h < 64; ++h) {
+          uint16_t u;
+          memcpy(&u, &s_in[row * p.row_bytes + cc * fc::kLdsmEntryBytes + 2 * h], 2);
+          if (u == 0xEEEE) {
+            printf("  staging left entry bytes unwritten (tile %d row %zu chunk %d)\n", tile, row, cc);
+            ok = false;
+            break;
+          }
+        }
+    // 16-bit input of the operand's type (word loads) and the raw band copies: the same entries
+    std::fill(s_alt.begin(), s_alt.end(), 0xEE);
+    fc::ldsm_stage<Word, T16, false>(p, x16.data(), t, nullptr, s_alt.data(), 0, 1);
+    if (ok && !data_bytes_equal(s_in, s_alt)) {
+      printf("  16-bit staging differs from the float one (tile %d)\n", tile);
+      ok = false;
+    }
+    if (ok && p.prefetch) {
+      std::fill(raw.begin(), raw.end(), 0xFF);  // NaN bits past each band: must not be read
+      for (int seg = 0; seg < p.g * p.c; ++seg) {
+        const fc::BandRun<T16> b = fc::stacked_band(p, x16.data(), t, seg);
+        const int lead = static_cast<int>(reinterpret_cast<uintptr_t>(b.src) & 15);
+        const int nbytes = b.len > 0 ? lead + b.len * 2 : 0;
+        if (fc::round_up(nbytes, 16) > p.raw_band_bytes) {  // stacked_prefetch writes whole 16-byte chunks
+          printf("  band %d's copy (%d bytes from lead %d) overruns its %d raw bytes\n", seg, fc::round_up(nbytes, 16),
+                 lead, p.raw_band_bytes);
+          ok = false;
+          break;
+        }
+        if (nbytes) memcpy(&raw[static_cast<size_t>(seg) * p.raw_band_bytes],
+                           reinterpret_cast<const unsigned char*>(b.src) - lead, nbytes);
+      }
+      std::fill(s_alt.begin(), s_alt.end(), 0xEE);
+      if (ok) fc::ldsm_stage<Word, T16, true>(p, x16.data(), t, raw.data(), s_alt.data(), 0, 1);
+      if (ok && !data_bytes_equal(s_in, s_alt)) {
+        printf("  staging from the raw band copies differs (tile %d)\n", tile);
+        ok = false;
+      }
+    }
+    for (int u = 0; u < p.units && ok; ++u) {
+      fc::StackedUnit su[32];
+      fc::PoolDst<float> dst[32];
+      for (int lane = 0; lane < 32; ++lane) {
+        su[lane] = fc::stacked_unit(p, u, lane);
+        dst[lane] = fc::pool_dst(p, t, su[lane], lane, d.b.data(), y.data());
+      }
+      for (int q = 0; q < p.groups && ok; ++q)
+        for (int j = 0; j < nw && ok; ++j) {
+          const int col0 = q * nw * 8;
+          float pm[32][4];
+          for (int rr = 0; rr < p.rpu && ok; ++rr) {
+            double acc[32][4] = {};
+            for (int i = 0; 2 * i < p.ksteps && ok; ++i) {
+              long addr[32];
+              for (int lane = 0; lane < 32; ++lane) {
+                addr[lane] = fc::ldsm_unit_offset(p, su[lane].gi, su[lane].rb) + rr * p.dy * p.row_bytes +
+                             (q * nw + j) * fc::kLdsmEntryBytes + fc::ldsm_lane_offset(p, i, lane);
+                if (addr[lane] < 0 || addr[lane] + 16 > static_cast<long>(bytes) || addr[lane] % 16) {
+                  printf("  ldmatrix row address outside the staged tile or misaligned: %ld of %zu\n", addr[lane],
+                         bytes);
+                  ok = false;
+                  addr[lane] = 0;
+                }
+              }
+              uint32_t regs[32][4];
+              for (int lane = 0; lane < 32; ++lane)
+                for (int m = 0; m < 4; ++m)
+                  memcpy(&regs[lane][m], &s_in[addr[8 * m + lane / 4] + 4 * (lane % 4)], 4);
+              for (int half = 0; half < 2 && 2 * i + half < p.ksteps && ok; ++half) {
+                uint32_t a[32][4];
+                uint2 b[32];
+                for (int lane = 0; lane < 32; ++lane) {
+                  const uint4 av = w4[(2 * i + half) * 32 + lane];
+                  a[lane][0] = av.x, a[lane][1] = av.y, a[lane][2] = av.z, a[lane][3] = av.w;
+                  b[lane] = make_uint2(regs[lane][2 * half], regs[lane][2 * half + 1]);
+                }
+                if (!emulated_mma<Word>(acc, a, b)) {
+                  printf("  fragments do not cover the MMA operands exactly once\n");
+                  ok = false;
+                }
+              }
+            }
+            for (int lane = 0; lane < 32; ++lane)
+              for (int i = 0; i < 4; ++i)
+                pm[lane][i] = rr ? fc::nan_max(pm[lane][i], float(acc[lane][i])) : float(acc[lane][i]);
+          }
+          emulate_reg_epilogue(p, dst, col0, j, pm);
+        }
+    }
+  }
+  const Errors e = compare(y, rounded_reference<Word>(s, d));
+  const double tol = 1e-6;
+  ok = ok && e.non_finite == 0 && e.rel_l2 <= tol && e.max_rel <= tol;
+  printf(
+      "%s  emulate ldsm %-4s nw=%d px%-5d %-36s kp=%d dy=%d ks=%d rpu=%d%s g=%d pb=%d pcb=%d units=%d tiles=%d "
+      "smem %d rel_l2 %.2e unwritten %zu\n",
+      ok ? "PASS" : "FAIL", v == Variant::kMmaBf16 ? "bf16" : "f16", nw, target_pixels, cs.name, p.kp, p.dy, p.ksteps,
+      p.rpu, p.prefetch ? " prefetch" : "", p.g, p.pb, p.pcb, p.units, p.tiles, p.smem_bytes, e.rel_l2, e.non_finite);
   return ok;
 }
 
@@ -747,7 +940,13 @@ int run_emulation() {
         failures += !emulate_stacked_case<fc::WordBf16>(cs, Variant::kMmaBf16, nw, px, seed);
         failures += !emulate_stacked_case<fc::WordF16>(cs, Variant::kMmaF16, nw, px, seed);
         failures += !emulate_stacked_case<fc::WordTf32>(cs, Variant::kTf32, nw, px, seed);
+        failures += !emulate_ldsm_case<fc::WordBf16>(cs, Variant::kMmaBf16, nw, px, seed);
+        failures += !emulate_ldsm_case<fc::WordF16>(cs, Variant::kMmaF16, nw, px, seed);
       }
+    for (int px : {1600, 3200}) {  // the ldsm configurations (conv1: quarter and half images)
+      ++seed;
+      failures += !emulate_ldsm_case<fc::WordBf16>(cs, Variant::kMmaBf16, 5, px, seed);
+    }
   }
   // The supported() boundary.
   const struct {
@@ -803,6 +1002,7 @@ struct Run {
   LaunchFn launch;
   bool stacked = false;  // the stacked kernel (fused_conv_stacked.cuh): its own weight layout and range
   bool share = false;    // ... its shared-rows plans (shared_rows_mma): their own weight layout and range
+  bool ldsm = false;     // the ldmatrix kernel (fused_conv_ldsm.cuh): its own plan and range (weights: rp = 8)
 };
 
 template <Variant V, class Cfg, class TIn, class TOut>
@@ -837,8 +1037,24 @@ Run make_shared_rows_run(const char* name) {
   return {V, name, Cfg::kName, dt_of<TIn>(), dt_of<TOut>(), &launch_shared_rows_erased<V, Cfg, TIn, TOut>, true, true};
 }
 
+template <Variant V, class Cfg, class TIn, class TOut>
+cudaError_t launch_ldsm_erased(const ConvPoolShape& s, const void* x, const void* w, const float* b, void* y,
+                               cudaStream_t st) {
+  using Word = std::conditional_t<V == Variant::kMmaF16, fc::WordF16, fc::WordBf16>;
+  return fc::launch_fused_conv_ldsm<Cfg, Word, TIn, TOut>(s, V, static_cast<const TIn*>(x), w, b,
+                                                          static_cast<TOut*>(y), st);
+}
+
+template <Variant V, class Cfg, class TIn, class TOut>
+Run make_ldsm_run(const char* name) {
+  Run r{V, name, Cfg::kName, dt_of<TIn>(), dt_of<TOut>(), &launch_ldsm_erased<V, Cfg, TIn, TOut>, true};
+  r.ldsm = true;
+  return r;
+}
+
 // Whether a stacked run takes the shape ("" when it does).
 std::string stacked_run_unsupported(const ConvPoolShape& s, const Run& r) {
+  if (r.ldsm) return fc::ldsm_unsupported(s, r.v);
   return r.share ? fc::shared_rows_unsupported(s, r.v) : fc::stacked_unsupported(s, r.v);
 }
 
@@ -893,6 +1109,14 @@ std::vector<Run> all_runs() {
       make_shared_rows_run<Variant::kMmaBf16, fc::StackedW4N4, float, bf16>("shr_bf16"),
       make_shared_rows_run<Variant::kMmaF16, fc::StackedW4N4, __half, __half>("shr_f16"),
       make_shared_rows_run<Variant::kMmaF16, fc::StackedW4N2, float, float>("shr_f16"),
+      make_ldsm_run<Variant::kMmaBf16, fc::LdsmW5N5, bf16, bf16>("ldsm_bf16"),
+      make_ldsm_run<Variant::kMmaBf16, fc::LdsmW5N5Quarter, bf16, bf16>("ldsm_bf16"),
+      make_ldsm_run<Variant::kMmaBf16, lab_cfg::LdsmW10N5, bf16, bf16>("ldsm_bf16"),
+      make_ldsm_run<Variant::kMmaBf16, lab_cfg::LdsmW5N5Flat, bf16, bf16>("ldsm_bf16"),
+      make_ldsm_run<Variant::kMmaBf16, lab_cfg::LdsmW5N5FlatSync, bf16, bf16>("ldsm_bf16"),
+      make_ldsm_run<Variant::kMmaBf16, fc::LdsmW5N5, float, bf16>("ldsm_bf16"),
+      make_ldsm_run<Variant::kMmaF16, fc::LdsmW5N5, __half, __half>("ldsm_f16"),
+      make_ldsm_run<Variant::kMmaF16, fc::LdsmW5N5Quarter, float, float>("ldsm_f16"),
   };
 }
 
@@ -924,9 +1148,12 @@ std::shared_ptr<DeviceBuf> upload(const void* src, size_t bytes) {
 }
 
 std::shared_ptr<DeviceBuf> packed_weights(const ConvPoolShape& s, const Run& r, const std::vector<float>& w) {
-  std::vector<unsigned char> host(r.stacked ? fc::stacked_weight_bytes(s, r.v, r.share)
-                                            : fc::packed_weight_bytes(s, r.v));
-  if (r.stacked)
+  std::vector<unsigned char> host(r.ldsm      ? fc::ldsm_weight_bytes(s, r.v)
+                                  : r.stacked ? fc::stacked_weight_bytes(s, r.v, r.share)
+                                              : fc::packed_weight_bytes(s, r.v));
+  if (r.ldsm)
+    fc::ldsm_pack_weights(s, r.v, w.data(), host.data());
+  else if (r.stacked)
     fc::stacked_pack_weights(s, r.v, w.data(), host.data(), r.share);
   else
     fc::pack_weights(s, r.v, w.data(), host.data());
@@ -952,7 +1179,7 @@ float round_operand(float x, Variant v) {
 // tolerance relative to the output arbitrary: such a case is held to the rounded-operand reference alone.
 constexpr int kConditionedK = 16;
 
-int validate(const std::vector<Run>& runs, cudaStream_t stream) {
+int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
   printf("== validation against the float64 CPU reference ==\n");
   printf(
       "   two checks per run: (a) against a reference on the operands rounded as the kernel rounds them\n"
@@ -970,12 +1197,16 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream) {
       ++failures;
       continue;
     }
+    if (s.n > max_batch) {  // --max-batch (sanitizer runs)
+      ++seed;
+      continue;
+    }
     const Data d = make_live_data(s, seed++);
     auto bias = upload(d.b.data(), d.b.size() * 4);
     DeviceBuf y(out_count(s) * 4);
     std::map<DT, std::shared_ptr<DeviceBuf>> x_dev;
     std::map<DT, std::vector<double>> refs;
-    std::map<std::tuple<Variant, bool, bool>, std::shared_ptr<DeviceBuf>> w_dev;
+    std::map<std::tuple<Variant, bool, bool, bool>, std::shared_ptr<DeviceBuf>> w_dev;
     std::map<std::pair<DT, Variant>, std::vector<double>> rounded_refs;
     const bool conditioned = s.c * s.r * s.r >= kConditionedK;
     for (const Run& r : runs) {
@@ -988,14 +1219,16 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream) {
       }
       if (r.stacked) {
         fc::StackedPlan sp;
+        fc::LdsmPlan lp;
         std::string no;
-        if (!fc::make_stacked_plan(s, r.v, 1, 1, fc::kDefaultSmemLimit, &sp, &no, 4, r.share)) {
+        if (r.ldsm ? !fc::make_ldsm_plan(s, r.v, 1, 1, fc::kDefaultSmemLimit, &lp, &no, 4)
+                   : !fc::make_stacked_plan(s, r.v, 1, 1, fc::kDefaultSmemLimit, &sp, &no, 4, r.share)) {
           printf("n/a   %-8s %-16s %-34s n=%-5d the stacked kernel does not take it: %s\n", r.variant, r.config,
                  cs.name, s.n, no.c_str());
           continue;
         }
       }
-      const auto wkey = std::make_tuple(r.v, r.stacked, r.share);
+      const auto wkey = std::make_tuple(r.v, r.stacked, r.share, r.ldsm);
       if (!w_dev.count(wkey)) w_dev[wkey] = packed_weights(s, r, d.w);
       const size_t out_bytes = out_count(s) * dt_size(r.tout);
       CUDA_CHECK(cudaMemsetAsync(y.p, 0xFF, out_bytes, stream));  // NaN in every type: unwritten outputs show
@@ -1134,6 +1367,7 @@ int time_runs(const std::vector<Run>& runs, const std::vector<int>& batches, con
 
 int main(int argc, char** argv) {
   bool check_only = false, emulate = false, no_validate = false;
+  int max_batch = 1 << 30;
   std::string filter;
   std::vector<int> batches = {10000, 1000};
   std::string csv_path;
@@ -1157,6 +1391,8 @@ int main(int argc, char** argv) {
       filter = next();
     else if (a == "--batch")
       batches = {atoi(next())};
+    else if (a == "--max-batch")
+      max_batch = atoi(next());
     else if (a == "--csv")
       csv_path = next();
     else if (a == "--peak-tflops")
@@ -1169,7 +1405,8 @@ int main(int argc, char** argv) {
       peaks.gbps = atof(next());
     else {
       fprintf(stderr,
-              "usage: %s [--check-only] [--emulate] [--no-validate] [--filter S] [--batch N] [--csv PATH] "
+              "usage: %s [--check-only] [--emulate] [--no-validate] [--filter S] [--batch N] [--max-batch N] "
+              "[--csv PATH] "
               "[--peak-tflops X] "
               "[--peak-tflops-tf32 X] [--peak-tflops-fp32 X] [--peak-gbps X]\n",
               argv[0]);
@@ -1199,11 +1436,18 @@ int main(int argc, char** argv) {
   // A blocking stream: ordered after the uploads (pageable cudaMemcpy) and fills on the legacy default stream.
   CUDA_CHECK(cudaStreamCreate(&stream));
   std::vector<Run> runs;
-  for (const Run& r : all_runs()) {  // --filter: a substring of "variant config tin->tout"
+  for (const Run& r : all_runs()) {  // --filter: substrings of "variant config tin->tout", '|' between them
     const std::string id = std::string(r.variant) + " " + r.config + " " + dt_name(r.tin) + "->" + dt_name(r.tout);
-    if (filter.empty() || id.find(filter) != std::string::npos) runs.push_back(r);
+    bool take = filter.empty();
+    for (size_t at = 0; !take && at <= filter.size();) {
+      const size_t bar = std::min(filter.find('|', at), filter.size());
+      const std::string alt = filter.substr(at, bar - at);
+      take = !alt.empty() && id.find(alt) != std::string::npos;
+      at = bar + 1;
+    }
+    if (take) runs.push_back(r);
   }
-  if (!no_validate) failures += validate(runs, stream);
+  if (!no_validate) failures += validate(runs, stream, max_batch);
   std::vector<Timing> rows;
   if (!check_only) {
     printf("== timing: median of 50 launches after 5 warm-ups, inputs rotated over 3 buffers ==\n");

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Call 2 of the ldmatrix experiment (fused_conv_ldsm.cuh after call 1: 128-byte entries, shared-space staging
+# loads, a prefetch that reads nothing past the input, the 10-warp configuration): validation, timings old against
+# new in one process per batch, sanitizers on small cases (the stacked baseline under memcheck too), SASS opcode
+# counts, ncu warp states. Run from the repository root on the device machine:
+#   bash tools/results/h200/conv_ldmatrix/call2.sh  (writes under $OUT).
+# The lab binary comes prebuilt in .ldsm_bin/lab (nvcc 13.0, sm_90a, this tree); if it does not start there it
+# is rebuilt with the same command.
+set -u
+OUT=${OUT:-/tmp/ldsm_out}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
+  > "$OUT/gpu.txt" 2>&1
+cat "$OUT/gpu.txt"
+LAB=.ldsm_bin/lab
+"$LAB" --bogus > /dev/null 2>&1
+if [ $? -ne 2 ]; then
+  echo "prebuilt lab does not run here: building"
+  mkdir -p /tmp/labbuild
+  nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
+    tests/kernels/fused_conv_lab.cu -o /tmp/labbuild/lab > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  LAB=/tmp/labbuild/lab
+fi
+
+OLD="stk_bf16 stk_w5_n5_px3200"
+NEW="ldsm_"
+# 1. validation: every ldsm run (bf16, f16; bf16/f16/f32 in) and the stacked baseline on every case
+timeout 200 "$LAB" --check-only --filter "$NEW|$OLD" > "$OUT/validate.log" 2>&1
+echo "validate rc=$?"; grep -E "^FAIL|validation:" "$OUT/validate.log" | tail -5
+grep -c "^PASS  ldsm" "$OUT/validate.log"
+
+# 2. timings: old and new in the same process, batch 10000 twice (spread), then 1000 and 1
+T="ldsm_bf16|$OLD bf16->bf16|$OLD f32->bf16|shr_bf16 stk_w4_n4_px1024 bf16->bf16"
+{
+  for b in 10000 10000 1000 1; do
+    echo "== batch $b =="
+    timeout 120 "$LAB" --no-validate --batch $b --filter "$T" | sed -n '/^variant/,$p'
+  done
+} > "$OUT/timing.log" 2>&1
+cat "$OUT/timing.log"
+
+# 3. SASS opcode counts of conv1's kernels (bf16 -> bf16): ldsm KS=6 mode 1 against stacked KS=8 mode 1
+cuobjdump -sass "$LAB" > /tmp/lab.sass 2>/dev/null
+python3 - > "$OUT/sass_counts.txt" 2>&1 <<'EOF'
+import re, collections
+txt = open('/tmp/lab.sass').read()
+funcs = re.split(r'\n\s*Function : ', txt)
+def stats(tag, pred):
+    for f in funcs[1:]:
+        name = f.split('\n', 1)[0]
+        if pred(name):
+            ops = collections.Counter()
+            for m in re.finditer(r'/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_]+)', f):
+                ops[m.group(1)] += 1
+            print(tag, name[:150]); print('  total', sum(ops.values()), dict(ops.most_common(25)))
+            return
+    print(tag, 'not found')
+bf = 'Word16I13__nv_bfloat16EES4_S4_'
+stats('ldsm conv1', lambda n: 'fused_conv_ldsm_kernel' in n and '8LdsmW5N5E' in n and 'Li6ELi1E' in n and bf in n)
+stats('ldsm w10 conv1', lambda n: 'fused_conv_ldsm_kernel' in n and '9LdsmW10N5E' in n and 'Li6ELi1E' in n and bf in n)
+stats('stk conv1', lambda n: 'fused_conv_stacked_kernel' in n and '11StackedW5N5E' in n and 'Li8ELi1E' in n and bf in n)
+EOF
+cat "$OUT/sass_counts.txt"
+
+# 4. sanitizers on the small validation cases (n <= 7), both element widths, prefetch and global staging paths
+timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 "$LAB" --check-only --max-batch 7 --filter "$NEW" \
+  > "$OUT/memcheck.log" 2>&1
+echo "memcheck rc=$?"; tail -3 "$OUT/memcheck.log"
+timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$LAB" --check-only --max-batch 7 \
+  --filter "ldsm_bf16 ldsm_w5_n5_px3200 bf16->bf16|ldsm_bf16 ldsm_w10|ldsm_f16 ldsm_w5_n5_px1600 f32->f32" \
+  > "$OUT/racecheck.log" 2>&1
+echo "racecheck rc=$?"; tail -3 "$OUT/racecheck.log"
+# the shipped stacked kernel's prefetch (stacked_prefetch) on the same lab buffers, for comparison
+timeout 60 compute-sanitizer --tool memcheck --error-exitcode 3 "$LAB" --check-only --max-batch 1 \
+  --filter "$OLD bf16->bf16" > "$OUT/memcheck_stacked.log" 2>&1
+echo "memcheck stacked rc=$?"; grep -m3 -E "Invalid|ERROR SUMMARY|at ie::" "$OUT/memcheck_stacked.log"
+
+# 5. ncu: warp states of both conv1 kernels at batch 10000 (one launch after the warm-ups)
+for k in "ldsm_bf16 ldsm_w5_n5_px3200 bf16->bf16:fused_conv_ldsm_kernel" "ldsm_bf16 ldsm_w10_n5_px3200 bf16->bf16:fused_conv_ldsm_kernel" "$OLD bf16->bf16:fused_conv_stacked_kernel"; do
+  f=${k%%:*}; kn=${k##*:}
+  timeout 90 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section Occupancy \
+    --section LaunchStats -k "regex:$kn" --launch-skip 5 --launch-count 1 \
+    "$LAB" --no-validate --batch 10000 --filter "$f" 2>&1 | grep -vE "^(ldsm|stk|variant)" 
+done > "$OUT/ncu.txt" 2>&1
+grep -E "Stall|Issued Warp|Eligible|Active Warps|Achieved Occ|Registers|Shared Memory Config|Block Limit" "$OUT/ncu.txt" | head -60
