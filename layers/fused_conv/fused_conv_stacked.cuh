@@ -149,7 +149,9 @@ inline int stacked_kp(int k) {
   return kp;
 }
 
-inline void size_stacked(StackedPlan& p, int g, int pb, int pcb) {
+// The tile's geometry for g images x pb pooled rows x pcb pooled columns: conv rows and columns, row blocks, units,
+// tile counts, staged input rows. Shared with the lab's variants of this kernel.
+inline void stacked_tile_geometry(StackedPlan& p, int g, int pb, int pcb) {
   p.g = g, p.pb = pb, p.pcb = pcb;
   p.crb = (pb - 1) * p.ps + p.win;
   p.cwk = (pcb - 1) * p.ps + p.win;
@@ -161,6 +163,19 @@ inline void size_stacked(StackedPlan& p, int g, int pb, int pcb) {
   p.tiles_y = ceil_div(p.ph, pb);
   p.tiles_x = ceil_div(p.pw, pcb);
   p.irb = p.rows_alloc + p.r - 1;
+  p.tiles = ceil_div(p.n, g) * p.tiles_y * p.tiles_x;
+}
+
+// Bytes of one band's raw copy (stacked_prefetch). A band is copied in whole 16-byte chunks from the boundary at or
+// before its first element: up to 14 bytes more before it with 16-bit elements (+12 was short by a chunk when
+// irb * w * 2 = 4 mod 16 and the lead is 14: the last chunk's zeros then landed on the next band's first 16 bytes,
+// or past the raw buffer).
+inline int stacked_raw_band_bytes(const StackedPlan& p) {
+  return p.prefetch ? round_up(p.irb * p.w * p.in_bytes + 15, 16) : 0;
+}
+
+inline void size_stacked(StackedPlan& p, int g, int pb, int pcb) {
+  stacked_tile_geometry(p, g, pb, pcb);
   // Flat staging: with no padding and whole rows, a band of a channel is one contiguous run of the input; with
   // the staged row as long as the image row it is copied as one flat array (see stacked_stage_flat).
   p.flat = p.pad == 0 && p.tiles_x == 1 && p.cols_alloc + p.rp - p.e <= p.w;
@@ -168,12 +183,8 @@ inline void size_stacked(StackedPlan& p, int g, int pb, int pcb) {
   p.plane = p.irb * p.ws;
   p.img_words = p.c * p.plane;
   p.ct_stride = p.reg_pool ? 0 : round_up(g * p.rows_alloc * p.cols_alloc, 32) + 8;
-  p.tiles = ceil_div(p.n, g) * p.tiles_y * p.tiles_x;
-  // A band is copied in whole 16-byte chunks from the boundary at or before its first element: up to 14 bytes
-  // more before it with 16-bit elements (+12 was short by a chunk when irb * w * 2 = 4 mod 16 and the lead is 14:
-  // the last chunk's zeros then landed on the next band's first 16 bytes, or past the raw buffer).
   p.prefetch = p.flat;
-  p.raw_band_bytes = p.prefetch ? round_up(p.irb * p.w * p.in_bytes + 15, 16) : 0;
+  p.raw_band_bytes = stacked_raw_band_bytes(p);
   const int staged = g * p.img_words * 4;
   p.off_kofs = 0;
   p.off_in = round_up(p.ksteps * 4 * 8, 16);

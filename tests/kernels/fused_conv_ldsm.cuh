@@ -89,17 +89,7 @@ inline std::string ldsm_unsupported(const ConvPoolShape& s, Variant v) {
 }
 
 inline void size_ldsm(LdsmPlan& p, int g, int pb, int pcb) {
-  p.g = g, p.pb = pb, p.pcb = pcb;
-  p.crb = (pb - 1) * p.ps + p.win;
-  p.cwk = (pcb - 1) * p.ps + p.win;
-  p.rbn = round_up(ceil_div(p.crb, p.dy), p.rpu);
-  p.groups = ceil_div(ceil_div(p.cwk, 8), p.nw);
-  p.units = g * (p.rbn / p.rpu);
-  p.rows_alloc = p.rbn * p.dy;
-  p.cols_alloc = p.groups * p.nw * 8;
-  p.tiles_y = ceil_div(p.ph, pb);
-  p.tiles_x = ceil_div(p.pw, pcb);
-  p.irb = p.rows_alloc + p.r - 1;
+  stacked_tile_geometry(p, g, pb, pcb);
   p.ws = p.cols_alloc / 8;
   p.plane = p.irb * p.ws;
   p.img_words = p.c * p.plane;
@@ -113,8 +103,7 @@ inline void size_ldsm(LdsmPlan& p, int g, int pb, int pcb) {
   p.flat = p.pad == 0 && p.tiles_x == 1;
   p.prefetch = p.flat;
   p.ct_stride = 0;
-  p.tiles = ceil_div(p.n, g) * p.tiles_y * p.tiles_x;
-  p.raw_band_bytes = p.prefetch ? round_up(p.irb * p.w * p.in_bytes + 15, 16) : 0;  // + the lead (<= 14 bytes)
+  p.raw_band_bytes = stacked_raw_band_bytes(p);
   p.off_kofs = 0;
   p.off_in = 0;
   p.off_raw = round_up(g * p.img_bytes, 16);
