@@ -25,6 +25,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "layers/common/activation_device.cuh"
 #include "layers/common/cp_async.cuh"
@@ -106,7 +107,20 @@ __device__ __forceinline__ void bias_init(float (&acc)[MT][NT][4], const float* 
   }
 }
 
-template <int MT, int NT>
+// GELU here: in bf16 every activation is rounded to 8 significant bits (relative 2^-9) on its way to the next
+// product, so the tanh form on the hardware's tanh.approx (error <= ~1e-3 against the exact GELU; 6 instructions)
+// costs nothing visible there; fp16 rounds 8 times finer and keeps gelu_fast (<= 2.6e-5; 10 instructions, two of
+// them MUFU). IE_RT_BF16_GELU_TANH=0 builds the lab's A/B without it.
+#ifndef IE_RT_BF16_GELU_TANH
+#define IE_RT_BF16_GELU_TANH 1
+#endif
+template <class T>
+__device__ __forceinline__ float gelu(float x) {
+  if constexpr (IE_RT_BF16_GELU_TANH && std::is_same<T, __nv_bfloat16>::value) return dev::gelu_tanh_approx(x);
+  return dev::gelu_fast(x);
+}
+
+template <class T, int MT, int NT>
 __device__ __forceinline__ void activate(float (&acc)[MT][NT][4], int act) {
   if (act == static_cast<int>(dev::Act::Gelu)) {
 #pragma unroll
@@ -114,14 +128,14 @@ __device__ __forceinline__ void activate(float (&acc)[MT][NT][4], int act) {
 #pragma unroll
       for (int j = 0; j < NT; ++j)
 #pragma unroll
-        for (int i = 0; i < 4; ++i) acc[m][j][i] = dev::gelu_fast(acc[m][j][i]);
+        for (int i = 0; i < 4; ++i) acc[m][j][i] = gelu<T>(acc[m][j][i]);
   }
 }
 
 // LayerNorm of each row (NT x 8 columns across a quad), two-pass statistics in float (sums in 4 interleaved
 // partials, not one chain of dependent adds: fixed-latency waits were a fifth of the kernel's stall samples), then
 // the activation.
-template <int MT, int NT>
+template <class T, int MT, int NT>
 __device__ __forceinline__ void norm_rows(float (&v)[MT][NT][4], const float* f, const RtNorm& p) {
   const int q = lane_id() & 3;
   constexpr float inv = 1.f / (NT * 8);
@@ -158,7 +172,7 @@ __device__ __forceinline__ void norm_rows(float (&v)[MT][NT][4], const float* f,
       v[m][j][2] = v[m][j][2] * r1 * g.x + b.x, v[m][j][3] = v[m][j][3] * r1 * g.y + b.y;
     }
   }
-  activate(v, p.act);
+  activate<T>(v, p.act);
 }
 
 // The warp's residual streams in shared memory, each lane's accumulator values together (float4: no conflicts).
@@ -357,8 +371,8 @@ struct Tile {
         }
       mma_rows<T, MT, 1, NT / 2>(acc, ax, w + m.embed.w, kt, 0, kk);
     }
-    activate(acc, m.embed.act);
-    norm_rows(acc, f, m.embed_norm);
+    activate<T>(acc, m.embed.act);
+    norm_rows<T>(acc, f, m.embed_norm);
     save_rows(hw, acc);
   }
 
@@ -366,7 +380,7 @@ struct Tile {
   __device__ void normed(uint32_t (&ap)[MT][KT][4], const RtNorm& n) const {
     float v[MT][NT][4];
     load_rows(hw, v);
-    norm_rows(v, f, n);
+    norm_rows<T>(v, f, n);
     pack_rows<T>(ap, v);
   }
 
@@ -375,7 +389,7 @@ struct Tile {
                       const unsigned char* w, int part) const {
     bias_init(acc, f, b.qkv, part * D);
     mma_rows<T, MT, KT, NT / 2>(acc, ap, w + b.qkv.w, KT, part * NT / 2, 0);
-    activate(acc, b.qkv.act);
+    activate<T>(acc, b.qkv.act);
   }
 
   // LayerNorm, q | k | v with RoPE, attention per head within each sample, the projection + the residual.
@@ -407,7 +421,7 @@ struct Tile {
     float acc[MT][NT][4];
     bias_init(acc, f, b.proj, 0);
     mma_rows<T, MT, KT, NT / 2>(acc, yp, w + b.proj.w, KT, 0, 0);
-    activate(acc, b.proj.act);
+    activate<T>(acc, b.proj.act);
     load_rows<true>(hw, acc);
     save_rows(hw, acc);
   }
@@ -424,12 +438,12 @@ struct Tile {
       float u[MT][4][4];
       bias_init(u, f, b.fc1, 32 * c);
       mma_rows<T, MT, KT, 2>(u, ap, w + b.fc1.w, KT, 2 * c, 0);
-      activate(u, b.fc1.act);
+      activate<T>(u, b.fc1.act);
       uint32_t up[MT][2][4];
       pack_rows<T>(up, u);
       mma_rows<T, MT, 2, NT / 2>(out, up, w + b.fc2.w, kf, 0, 2 * c);
     }
-    activate(out, b.fc2.act);
+    activate<T>(out, b.fc2.act);
     load_rows<true>(hw, out);
     save_rows(hw, out);
   }
@@ -439,7 +453,7 @@ struct Tile {
     const int q = lane_id() & 3;
     float v[MT][NT][4];
     load_rows(hw, v);
-    norm_rows(v, f, m.final_norm);
+    norm_rows<T>(v, f, m.final_norm);
 #pragma unroll
     for (int t = 0; t < MT; ++t)
 #pragma unroll
@@ -472,14 +486,14 @@ struct Tile {
             v[t][j][2 * h] = p.x, v[t][j][2 * h + 1] = p.y;
           }
         }
-      norm_rows(v, f, m.dec_norm);
+      norm_rows<T>(v, f, m.dec_norm);
       pack_rows<T>(ap, v);
     }
     for (int c = 0; c < P / 16; ++c) {
       float acc[MT][2][4];
       bias_init(acc, f, m.out, 16 * c);
       mma_rows<T, MT, KT, 1>(acc, ap, w + m.out.w, KT, c, 0);
-      activate(acc, m.out.act);
+      activate<T>(acc, m.out.act);
 #pragma unroll
       for (int t = 0; t < MT; ++t)
 #pragma unroll
@@ -574,7 +588,7 @@ __device__ void decode(const RtModel& m, unsigned char* smem, const float* f, co
         float v[4] = {acc[j][0] + bias.x, acc[j][1] + bias.y, acc[j][2] + bias.x, acc[j][3] + bias.y};
         if (m.dec.act == static_cast<int>(dev::Act::Gelu))
 #pragma unroll
-          for (int i = 0; i < 4; ++i) v[i] = dev::gelu_fast(v[i]);
+          for (int i = 0; i < 4; ++i) v[i] = gelu<T>(v[i]);
         *reinterpret_cast<uint32_t*>(out + g * m.flat_stride + c * 2) = dev::pack_pair<T>(v[0], v[1]);
         *reinterpret_cast<uint32_t*>(out + (g + 8) * m.flat_stride + c * 2) = dev::pack_pair<T>(v[2], v[3]);
       }
@@ -641,6 +655,14 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
     }
   }
   dev::cp_async_wait<0>();
+}
+
+// The kernel compiled for a CTA shape of `warps` warps of `mt` tiles: one tile per warp in 384 or 512 threads, two
+// in 256 (the launch bounds cap the registers at 65536 / threads; two tiles need all 255).
+template <class T, int D, int HD>
+void (*kernel_for(int warps, int mt))(Args) {
+  if (mt == 2) return row_tile_kernel<T, D, HD, 2, 256>;
+  return warps <= 12 ? row_tile_kernel<T, D, HD, 1, 384> : row_tile_kernel<T, D, HD, 1, 512>;
 }
 
 }  // namespace ie::sr::rt

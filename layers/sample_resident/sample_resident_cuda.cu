@@ -66,12 +66,6 @@ struct RowTileShape {
 };
 constexpr RowTileShape kRowTileShapes[] = {{12, 1, 1.0}, {16, 1, 1.31}, {8, 2, 1.79}};
 
-template <class T>
-void (*row_tile_kernel(int warps, int mt))(sr::rt::Args) {
-  if (mt == 2) return sr::rt::row_tile_kernel<T, 64, 16, 2, 256>;
-  return warps <= 12 ? sr::rt::row_tile_kernel<T, 64, 16, 1, 384> : sr::rt::row_tile_kernel<T, 64, 16, 1, 512>;
-}
-
 // The chain on the row-tile kernel, or nullptr (and *why) when it is not of that form.
 std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpec& spec, int64_t batch,
                                       const dev::DeviceLimits& limits, std::string* why) {
@@ -101,7 +95,7 @@ std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpe
   std::unique_ptr<Kernel> kernel;
   cuda::dispatch_device<__half, __nv_bfloat16>(compute, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto* fn = row_tile_kernel<T>(model.warps, model.mt);
+    auto* fn = sr::rt::kernel_for<T, 64, 16>(model.warps, model.mt);
     int per_sm = 0;
     if (dev::resident_blocks(fn, model.warps * 32, model.smem_bytes, limits.smem_optin, &per_sm) != cudaSuccess ||
         per_sm < 1)
