@@ -56,15 +56,41 @@ Tensor bytes_tensor(const void* data, size_t bytes) {
   return t;
 }
 
-// The row-tile kernel's CTA shapes: warps x MMA tiles per warp, and the time of one wave of tiles (every SM one
-// CTA) relative to the first's (lab, H200, SSA bf16: 33, 43 and 59 us). More samples per CTA take longer per wave
-// but need fewer waves; the shape with the fewest waves x cost wins (at 512 samples 12 x 1, at 4096 16 x 1, at
-// 65536 8 x 2: 0.042, 0.092 and 1.24 ms in the lab).
+// The row-tile kernel's CTA shapes (warps x MMA tiles per warp) and their measured times (lab, H200, SSA bf16,
+// microseconds; tools/results/h200/row_tile16/call_e/): one wave whose CTAs each have one warp with samples (batch 1),
+// one wave of full CTAs, and each further wave (a persistent CTA taking its next tile). Large CTAs take less time per
+// sample once full; small ones give each busy warp a scheduler of its own and finish a small batch sooner (4 x 1:
+// 0.0342 against 12 x 1's 0.0395 ms at 32 samples), but copy the weights with fewer threads (0.0334 against 0.0289
+// ms at batch 1).
 struct RowTileShape {
   int warps, mt;
-  double wave_cost;
+  double one_warp_us, full_wave_us, next_wave_us;
 };
-constexpr RowTileShape kRowTileShapes[] = {{12, 1, 1.0}, {16, 1, 1.31}, {8, 2, 1.79}};
+constexpr RowTileShape kRowTileShapes[] = {
+    {12, 1, 28.9, 39.9, 31.4}, {16, 1, 30.1, 48.6, 40.4}, {8, 2, 51.3, 61.9, 55.5}, {4, 1, 33.4, 35.3, 23.4}};
+
+// The estimated time of `batch` samples on a shape (with `slots` CTAs resident at once): the first wave by how many
+// warps of its fullest CTA have samples, then every further wave. It reproduces the lab within 5% from 1 to 65536
+// samples (4096: 16 x 1, 89 estimated against 90 us measured; 65536: 8 x 2, 1172 against 1166).
+double row_tile_estimate_us(const RowTileShape& shape, const sr::RtModel& m, int64_t batch, int64_t slots) {
+  const int64_t tiles = (batch + m.tile - 1) / m.tile;
+  const int64_t waves = (tiles + slots - 1) / slots;
+  const int64_t first = std::min<int64_t>(batch, m.tile);
+  const int busy = static_cast<int>(std::min<int64_t>(m.warps, (first + m.spw - 1) / m.spw));
+  const double first_us =
+      shape.one_warp_us + (shape.full_wave_us - shape.one_warp_us) * (busy - 1) / std::max(1, m.warps - 1);
+  return first_us + static_cast<double>(waves - 1) * shape.next_wave_us;
+}
+
+// CTAs of the row-tile kernel for `m` resident on one SM (0: it does not fit).
+template <class T>
+int row_tile_per_sm(const sr::RtModel& m, const dev::DeviceLimits& limits) {
+  int per_sm = 0;
+  if (dev::resident_blocks(sr::rt::kernel_for<T, 64, 16>(m.warps, m.mt), m.warps * 32, m.smem_bytes, limits.smem_optin,
+                           &per_sm) != cudaSuccess)
+    return 0;
+  return per_sm;
+}
 
 // The chain on the row-tile kernel, or nullptr (and *why) when it is not of that form.
 std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpec& spec, int64_t batch,
@@ -77,9 +103,14 @@ std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpe
     budget.warps = shape.warps, budget.mt = shape.mt;
     sr::RtBuilt b;
     if (!sr::build_row_tile(spec, budget, &b, why)) continue;
-    const int64_t tiles = (batch + b.model.tile - 1) / b.model.tile;
-    const double cost = static_cast<double>((tiles + limits.sms - 1) / limits.sms) * shape.wave_cost;
-    if (best == 0 || cost < best) best = cost, built = std::move(b);
+    const int per_sm = spec.compute == sr::Elem::F16 ? row_tile_per_sm<__half>(b.model, limits)
+                                                     : row_tile_per_sm<__nv_bfloat16>(b.model, limits);
+    if (per_sm < 1) {
+      *why = "the row-tile kernel's CTA does not fit on an SM";
+      continue;
+    }
+    const double us = row_tile_estimate_us(shape, b.model, batch, static_cast<int64_t>(per_sm) * limits.sms);
+    if (best == 0 || us < best) best = us, built = std::move(b);
   }
   if (best == 0) return nullptr;
   if (static_cast<int>(init.outputs.size()) != 2) {

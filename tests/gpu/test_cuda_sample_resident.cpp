@@ -2,7 +2,7 @@
 // net's sizes and others (N not a multiple of 16) run as one step on the head kernel (up to 1024 samples) and on
 // the interpreter at batches 1 to 10001 and match the CPU, a NaN staying in its sample; a head the head kernel
 // declines runs per step with the reason; both exports of the SSA run as one step in fp16 and bf16 and match the
-// CPU backend's fp32 within the modes' gate (relative L2 <= 1e-2) at batches 1, 7, 1000 and 10001, on the
+// CPU backend's fp32 within the modes' gate (relative L2 <= 1e-2) at batches 1, 7, 33, 1000 and 10001, on the
 // row-tile kernel (the default for this form) and on the interpreting kernel (IE_SAMPLE_RESIDENT=always); the
 // interpreter outside the batches where it wins declines with its reason and the parts run; in fp32 and tf32 no
 // chain is formed. The kernels' own checks at other shapes are in tests/kernels/sample_resident_lab.cu.
@@ -47,7 +47,7 @@ TEST_CASE("GPU: the SSA runs as one sample-resident step in fp16 and bf16 and ma
     for (const char* file : {"ssa.onnx", "ssa_dynamo.onnx"}) {
       test::ScopedEnv env("IE_SAMPLE_RESIDENT", kernel);
       const Graph g = load_onnx(test::weights_path(file));
-      for (int64_t batch : {1, 7, 1000, 10001}) {
+      for (int64_t batch : {1, 7, 33, 1000, 10001}) {  // 33: the 4-warp CTA shape, its last tile of 1 sample
         const Tensor x = test::random_uniform({batch, 320}, 17 + static_cast<unsigned>(batch), -0.2f, 1.2f);
         Options cpu;
         cpu.backend = kernel_set::kCpu;

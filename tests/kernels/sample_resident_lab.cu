@@ -100,8 +100,12 @@
 //       the float reference with the exact GELU (batches 1 to 10001, three shapes) move within their spread
 //       (8 x 2 at 10001: recon 1.07e-2 -> 0.95e-2, latent 7.05e-3 -> 7.10e-3; 16 x 1: 9.5e-3 -> 1.0e-2): bf16's
 //       own rounding dominates.
-//   The engine picks the CTA shape with the fewest waves of tiles x their relative cost (12 x 1: 1, 16 x 1: 1.31,
-//   8 x 2: 1.79; sample_resident_cuda.cu). Floor as above (0.13 ms); the kernel is bound by its instructions'
+//   R8. a 4-warp CTA (41: 4 samples, 128 KiB): up to one wave it gives each busy warp a scheduler of its own
+//       (tools/results/h200/row_tile16/call_e/: 32 samples 0.0342 against 12 x 1's 0.0395 ms, 512 0.0353 against
+//       0.0399), at batch 1 its 128 threads copy the weights slower (0.0334 against 0.0289), past one wave it loses
+//       (4096: 0.192 against 16 x 1's 0.090). The engine now picks the shape by an estimate from these figures
+//       (row_tile_estimate_us in sample_resident_cuda.cu: first wave by busy warps, then each further wave).
+//   Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -548,7 +552,7 @@ int main(int argc, char** argv) {
       ok &= check<__half>(dev, odd, Elem::F16, 5, 8, rng);
     }
     // The row-tile kernel: 8 warps of 2 samples, 16 warps of 1, 4 warps of 2 (a tile of 8).
-    for (int w : {82, 161, 121, 42})
+    for (int w : {82, 161, 121, 42, 41})
       for (int64_t b : {1, 7, 16, 17, 1000, 10001})
         ok &= check<__nv_bfloat16, RtRunner>(dev, ssa, Elem::BF16, b, w, rng);
     for (int64_t b : {1, 33, 1000}) ok &= check<__half, RtRunner>(dev, ssa, Elem::F16, b, 82, rng);
@@ -572,7 +576,7 @@ int main(int argc, char** argv) {
   std::printf("timings (SSA shape):\n");
   for (int64_t b : {1, 32, 512, 4096, 65536}) {
     time_it<__nv_bfloat16>(dev, Elem::BF16, b, 16, rng);
-    for (int w : {82, 161, 121, 42}) time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, b, w, rng);
+    for (int w : {82, 161, 121, 42, 41}) time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, b, w, rng);
   }
   time_it<__half, RtRunner>(dev, Elem::F16, 65536, 82, rng);
   std::printf("row-tile stage attribution (batch 65536, bf16, 8 x 2; each stage's work left out in turn):\n");
