@@ -608,8 +608,14 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
   const RtModel& m = a.m;
   const int64_t tiles = (a.batch + m.tile - 1) / m.tile;
   if (static_cast<int64_t>(blockIdx.x) >= tiles) return;
+  // The floats and the first stage's weights in flight together (one wait before the first stage): at batch 1
+  // the kernel's start is on the critical path.
   float* fl = reinterpret_cast<float*>(smem + m.floats_smem);
-  for (int i = threadIdx.x; i < m.floats_count; i += blockDim.x) fl[i] = __ldg(a.floats + i);
+  const int float_chunks = m.floats_count / 4;
+  for (int i = threadIdx.x; i < float_chunks; i += blockDim.x) dev::cp_async16(fl + 4 * i, a.floats + 4 * i, true);
+  for (int i = 4 * float_chunks + threadIdx.x; i < m.floats_count; i += blockDim.x) fl[i] = __ldg(a.floats + i);
+  prefetch_stage(a, smem + m.slots, 0);
+  dev::cp_async_commit();
   {  // the flat rows and latents past the tile's samples are never written: zeros (finite MMA inputs)
     auto* p = reinterpret_cast<uint32_t*>(smem + m.flat_smem);
     for (int i = threadIdx.x; i < m.mtiles * 16 * m.flat_stride / 4; i += blockDim.x) p[i] = 0u;
@@ -621,8 +627,6 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
   Tile<T, D, HD, MT> t{a, m, smem, fl, hw, 0, warp * m.spw};
   t.init_rows();
   int slot = 0;
-  prefetch_stage(a, smem + m.slots, 0);
-  dev::cp_async_commit();
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     t.sample0 = tile * m.tile;
     const bool more = tile + gridDim.x < tiles;

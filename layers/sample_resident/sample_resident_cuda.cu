@@ -57,21 +57,20 @@ Tensor bytes_tensor(const void* data, size_t bytes) {
 }
 
 // The row-tile kernel's CTA shapes (warps x MMA tiles per warp) and their measured times (lab, H200, SSA bf16,
-// microseconds; tools/results/h200/row_tile16/call_e/): one wave whose CTAs each have one warp with samples (batch 1),
-// one wave of full CTAs, and each further wave (a persistent CTA taking its next tile). Large CTAs take less time per
-// sample once full; small ones give each busy warp a scheduler of its own and finish a small batch sooner (4 x 1:
-// 0.0342 against 12 x 1's 0.0395 ms at 32 samples), but copy the weights with fewer threads (0.0334 against 0.0289
-// ms at batch 1).
+// microseconds, three rounds; tools/results/h200/row_tile16/call_g/): one wave whose CTAs each have one warp with
+// samples (batch 1), one wave of full CTAs, and each further wave (a persistent CTA taking its next tile). Large
+// CTAs take less time per sample once full; small ones give each busy warp a scheduler of its own and finish a small
+// batch sooner (4 x 1: 0.0309 against 12 x 1's 0.0380 ms at 32 samples, 0.0316 against 0.0388 at 512).
 struct RowTileShape {
   int warps, mt;
   double one_warp_us, full_wave_us, next_wave_us;
 };
 constexpr RowTileShape kRowTileShapes[] = {
-    {12, 1, 28.9, 39.9, 31.4}, {16, 1, 30.1, 48.6, 40.4}, {8, 2, 51.3, 61.9, 55.5}, {4, 1, 33.4, 35.3, 23.4}};
+    {12, 1, 28.6, 38.8, 31.3}, {16, 1, 28.5, 47.5, 40.0}, {8, 2, 50.1, 60.1, 55.4}, {4, 1, 29.7, 31.3, 23.5}};
 
 // The estimated time of `batch` samples on a shape (with `slots` CTAs resident at once): the first wave by how many
 // warps of its fullest CTA have samples, then every further wave. It reproduces the lab within 5% from 1 to 65536
-// samples (4096: 16 x 1, 89 estimated against 90 us measured; 65536: 8 x 2, 1172 against 1166).
+// samples (4096: 16 x 1, 87.5 estimated against 88.0 us measured; 65536: 8 x 2, 1168 against 1168).
 double row_tile_estimate_us(const RowTileShape& shape, const sr::RtModel& m, int64_t batch, int64_t slots) {
   const int64_t tiles = (batch + m.tile - 1) / m.tile;
   const int64_t waves = (tiles + slots - 1) / slots;
