@@ -22,6 +22,7 @@
 #include "layers/sample_resident/head_kernel.cuh"
 #include "layers/sample_resident/row_tile.cuh"
 #include "layers/sample_resident/row_tile_builder.h"
+#include "layers/sample_resident/row_tile_cta.h"
 #include "layers/sample_resident/sample_resident.cuh"
 #include "layers/sample_resident/sample_resident_chain.h"
 
@@ -56,31 +57,6 @@ Tensor bytes_tensor(const void* data, size_t bytes) {
   return t;
 }
 
-// The row-tile kernel's CTA shapes (warps x MMA tiles per warp) and their measured times (lab, H200, SSA bf16,
-// microseconds, three rounds; tools/results/h200/row_tile16/call_g/): one wave whose CTAs each have one warp with
-// samples (batch 1), one wave of full CTAs, and each further wave (a persistent CTA taking its next tile). Large
-// CTAs take less time per sample once full; small ones give each busy warp a scheduler of its own and finish a small
-// batch sooner (4 x 1: 0.0309 against 12 x 1's 0.0380 ms at 32 samples, 0.0316 against 0.0388 at 512).
-struct RowTileShape {
-  int warps, mt;
-  double one_warp_us, full_wave_us, next_wave_us;
-};
-constexpr RowTileShape kRowTileShapes[] = {
-    {12, 1, 28.6, 38.8, 31.3}, {16, 1, 28.5, 47.5, 40.0}, {8, 2, 50.1, 60.1, 55.4}, {4, 1, 29.7, 31.3, 23.5}};
-
-// The estimated time of `batch` samples on a shape (with `slots` CTAs resident at once): the first wave by how many
-// warps of its fullest CTA have samples, then every further wave. It reproduces the lab within 5% from 1 to 65536
-// samples (4096: 16 x 1, 87.5 estimated against 88.0 us measured; 65536: 8 x 2, 1168 against 1168).
-double row_tile_estimate_us(const RowTileShape& shape, const sr::RtModel& m, int64_t batch, int64_t slots) {
-  const int64_t tiles = (batch + m.tile - 1) / m.tile;
-  const int64_t waves = (tiles + slots - 1) / slots;
-  const int64_t first = std::min<int64_t>(batch, m.tile);
-  const int busy = static_cast<int>(std::min<int64_t>(m.warps, (first + m.spw - 1) / m.spw));
-  const double first_us =
-      shape.one_warp_us + (shape.full_wave_us - shape.one_warp_us) * (busy - 1) / std::max(1, m.warps - 1);
-  return first_us + static_cast<double>(waves - 1) * shape.next_wave_us;
-}
-
 // CTAs of the row-tile kernel for `m` resident on one SM (0: it does not fit).
 template <class T>
 int row_tile_per_sm(const sr::RtModel& m, const dev::DeviceLimits& limits) {
@@ -96,7 +72,7 @@ std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpe
                                       const dev::DeviceLimits& limits, std::string* why) {
   sr::RtBuilt built;
   double best = 0;
-  for (const RowTileShape& shape : kRowTileShapes) {
+  for (const sr::RtCtaShape& shape : sr::kRtCtaShapes) {
     sr::RtBudget budget;
     budget.smem_bytes = limits.smem_optin;
     budget.warps = shape.warps, budget.mt = shape.mt;
@@ -108,7 +84,7 @@ std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpe
       *why = "the row-tile kernel's CTA does not fit on an SM";
       continue;
     }
-    const double us = row_tile_estimate_us(shape, b.model, batch, static_cast<int64_t>(per_sm) * limits.sms);
+    const double us = sr::rt_estimate_us(shape, b.model, batch, static_cast<int64_t>(per_sm) * limits.sms);
     if (best == 0 || us < best) best = us, built = std::move(b);
   }
   if (best == 0) return nullptr;

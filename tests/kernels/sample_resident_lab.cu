@@ -104,7 +104,7 @@
 //       (tools/results/h200/row_tile16/call_e/: 32 samples 0.0342 against 12 x 1's 0.0395 ms, 512 0.0353 against
 //       0.0399), at batch 1 its 128 threads copy the weights slower (0.0334 against 0.0289), past one wave it loses
 //       (4096: 0.192 against 16 x 1's 0.090). The engine now picks the shape by an estimate from these figures
-//       (row_tile_estimate_us in sample_resident_cuda.cu: first wave by busy warps, then each further wave).
+//       (rt_estimate_us in layers/sample_resident/row_tile_cta.h: first wave by busy warps, then further waves).
 //   R9. the kernel's start: the floats (biases, LayerNorm parameters, RoPE tables) by cp.async together with the
 //       first stage's weights, one wait for both, instead of plain loads first (call_g, three rounds alternating):
 //       4 x 1 at batch 1 0.0338 -> 0.0297 ms, at 32 0.0346 -> 0.0309, at 512 0.0354 -> 0.0316; 16 x 1 at batch 1

@@ -1,0 +1,28 @@
+// The row-tile kernel's CTA shapes (warps x MMA tiles per warp) and the estimate that picks one per batch. Plain
+// C++: the engine's kernel factory (sample_resident_cuda.cu) chooses with it, and unit tests check the choice.
+#pragma once
+
+#include <cstdint>
+
+#include "layers/sample_resident/row_tile_model.h"
+
+namespace ie::sr {
+
+// A shape and its measured times (lab, H200, SSA bf16, microseconds, three rounds; tools/results/h200/row_tile16/
+// call_g/): one wave whose CTAs each have one warp with samples (batch 1), one wave of full CTAs, and each further
+// wave (a persistent CTA taking its next tile). Large CTAs take less time per sample once full; small ones give
+// each busy warp a scheduler of its own and finish a small batch sooner (4 x 1: 0.0309 against 12 x 1's 0.0380 ms
+// at 32 samples, 0.0316 against 0.0388 at 512).
+struct RtCtaShape {
+  int warps, mt;
+  double one_warp_us, full_wave_us, next_wave_us;
+};
+constexpr RtCtaShape kRtCtaShapes[] = {
+    {12, 1, 28.6, 38.8, 31.3}, {16, 1, 28.5, 47.5, 40.0}, {8, 2, 50.1, 60.1, 55.4}, {4, 1, 29.7, 31.3, 23.5}};
+
+/// The estimated time of `batch` samples on `shape` laid out as `m` (its tile, warps and samples per warp), with
+/// `slots` CTAs resident at once: the first wave by how many warps of its fullest CTA have samples, then every
+/// further wave. It reproduces the lab within 5% from 1 to 65536 samples.
+double rt_estimate_us(const RtCtaShape& shape, const RtModel& m, int64_t batch, int64_t slots);
+
+}  // namespace ie::sr
