@@ -131,10 +131,10 @@ struct StackedPlan {
   // The staged words at off_in; at off_raw the raw bands of the next tile (prefetch), or else the second staged
   // buffer of the register-pooled kernels; the fp32 conv tile at off_ct (not with reg_pool).
   int off_kofs, off_in, off_raw, off_ct, smem_bytes;
-  FastDiv div_unit_img;                      // unit -> image, row-block group
-  FastDiv div_irb, div_c;                    // staged row -> image, channel, row
-  FastDiv div_pcb, div_pb, div_k;            // pooled output -> image, channel, row, column
-  FastDiv div_tiles_x, div_tiles_y;          // tile -> image group, band, column block
+  FastDiv div_unit_img;              // unit -> image, row-block group
+  FastDiv div_irb, div_c;            // staged row -> image, channel, row
+  FastDiv div_pcb, div_pb, div_k;    // pooled output -> image, channel, row, column
+  FastDiv div_tiles_x, div_tiles_y;  // tile -> image group, band, column block
 };
 
 inline int log2_exact(int v) {  // v a power of two
@@ -241,6 +241,19 @@ inline std::string shared_rows_unsupported(const ConvPoolShape& s, Variant v) {
   return "";
 }
 
+// The divisions the kernel's index functions make by plan sizes, once the tile is chosen (a plan of another
+// staging layout built on StackedPlan sets these too).
+inline void set_stacked_divisors(StackedPlan& p) {
+  p.div_unit_img = FastDiv(p.rbn / p.rpu);
+  p.div_irb = FastDiv(p.irb);
+  p.div_c = FastDiv(p.c);
+  p.div_pcb = FastDiv(p.pcb);
+  p.div_pb = FastDiv(p.pb);
+  p.div_k = FastDiv(p.k);
+  p.div_tiles_x = FastDiv(p.tiles_x);
+  p.div_tiles_y = FastDiv(p.tiles_y);
+}
+
 // Picks the tile for a shape, variant and configuration; false (with the reason) when the stacked kernel does not
 // take the shape or one pooled output's tile does not fit in `smem_limit` bytes.
 // in_bytes: the input's element size (the prefetch buffer's size; 4 covers every type). share: a shared-rows plan
@@ -283,14 +296,7 @@ inline bool make_stacked_plan(const ConvPoolShape& s, Variant v, int nw, int tar
     if (why) *why = "too many tiles for 32-bit tile indices";
     return false;
   }
-  p.div_unit_img = FastDiv(p.rbn / p.rpu);
-  p.div_irb = FastDiv(p.irb);
-  p.div_c = FastDiv(p.c);
-  p.div_pcb = FastDiv(p.pcb);
-  p.div_pb = FastDiv(p.pb);
-  p.div_k = FastDiv(p.k);
-  p.div_tiles_x = FastDiv(p.tiles_x);
-  p.div_tiles_y = FastDiv(p.tiles_y);
+  set_stacked_divisors(p);
   *out = p;
   return true;
 }
@@ -896,8 +902,8 @@ cudaError_t launch_persistent(Kernel kernel, int threads, int smem_bytes, int ti
 template <class Cfg, class Word, class TIn, class TOut, int KS, int kMode, int kShareR = 0, int kJK = 0>
 cudaError_t launch_stacked_ks(const StackedPlan& p, const TIn* x, const uint4* w, const float* bias, TOut* y,
                               cudaStream_t stream) {
-  return launch_persistent(fused_conv_stacked_kernel<Cfg, Word, TIn, TOut, KS, kMode, kShareR, kJK>,
-                           Cfg::kWarps * 32, p.smem_bytes, p.tiles, stream, p, x, w, bias, y);
+  return launch_persistent(fused_conv_stacked_kernel<Cfg, Word, TIn, TOut, KS, kMode, kShareR, kJK>, Cfg::kWarps * 32,
+                           p.smem_bytes, p.tiles, stream, p, x, w, bias, y);
 }
 
 // x: [n][c][h][w] TIn; packed_w: stacked_pack_weights(s, v) on the device, v the precision of Word (WordBf16,

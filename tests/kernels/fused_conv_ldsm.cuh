@@ -68,7 +68,7 @@ struct LdsmFlavor<Cfg, std::void_t<decltype(Cfg::kFlavor)>> {
 // channel band (irb * ws), img_words = entries per image; rp = 8 (one staged row per 8 K elements). Staged row
 // `rowid` (image gi, channel ci, row ly: rowid = (gi * c + ci) * irb + ly) starts at rowid * row_bytes.
 struct LdsmPlan : StackedPlan {
-  FastDiv div_ws;  // staging task -> staged row, chunk
+  FastDiv div_ws;    // staging task -> staged row, chunk
   FastDiv div_rows;  // staging task (chunk-major) -> chunk, staged row of the tile
   int row_bytes, plane_bytes, img_bytes;
 };
@@ -149,14 +149,7 @@ inline bool make_ldsm_plan(const ConvPoolShape& s, Variant v, int nw, int target
     if (why) *why = "too many tiles for 32-bit tile indices";
     return false;
   }
-  p.div_unit_img = FastDiv(p.rbn / p.rpu);
-  p.div_irb = FastDiv(p.irb);
-  p.div_c = FastDiv(p.c);
-  p.div_pcb = FastDiv(p.pcb);
-  p.div_pb = FastDiv(p.pb);
-  p.div_k = FastDiv(p.k);
-  p.div_tiles_x = FastDiv(p.tiles_x);
-  p.div_tiles_y = FastDiv(p.tiles_y);
+  set_stacked_divisors(p);
   p.div_ws = FastDiv(p.ws);
   p.div_rows = FastDiv(p.g * p.c * p.irb);
   *out = p;
@@ -377,8 +370,7 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, ldsm_min_blocks<Cfg, KS>())
   // visible and closes the previous tile's ldmatrix reads, the second closes this staging's reads of s_raw before
   // the next copy. Without it the same two barriers order the staging from global memory.
   const bool prefetch = p.prefetch;
-  if (prefetch && blockIdx.x < p.tiles)
-    stacked_prefetch(p, x, stacked_tile_coord(p, blockIdx.x), s_raw, tid, kThreads);
+  if (prefetch && blockIdx.x < p.tiles) stacked_prefetch(p, x, stacked_tile_coord(p, blockIdx.x), s_raw, tid, kThreads);
   for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
     const TileCoord t = stacked_tile_coord(p, tile);
     if (prefetch) dev::cp_async_wait<0>();
@@ -432,8 +424,8 @@ cudaError_t launch_ldsm_ks(const LdsmPlan& p, const TIn* x, const uint4* w, cons
 // x: [n][c][h][w] TIn; packed_w: ldsm_pack_weights(s, v) on the device (v the precision of Word: WordBf16 or
 // WordF16); bias: [k] fp32 or nullptr; y: [n][k][ph][pw] TOut. `plan` from make_ldsm_plan with Cfg::kNW.
 template <class Cfg, class Word, class TIn, class TOut>
-cudaError_t launch_fused_conv_ldsm(const LdsmPlan& plan, const TIn* x, const void* packed_w, const float* bias,
-                                   TOut* y, cudaStream_t stream) {
+cudaError_t launch_fused_conv_ldsm(const LdsmPlan& plan, const TIn* x, const void* packed_w, const float* bias, TOut* y,
+                                   cudaStream_t stream) {
   if (plan.nw != Cfg::kNW || plan.ksteps > kStackedMaxKSteps || plan.e != 2 || !plan.reg_pool)
     return cudaErrorInvalidValue;
   LdsmPlan p = plan;

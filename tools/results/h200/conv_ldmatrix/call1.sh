@@ -4,21 +4,7 @@
 # root on the device machine: bash tools/results/h200/conv_ldmatrix/call1.sh  (writes under $OUT).
 # The lab binary comes prebuilt in .ldsm_bin/lab (nvcc 13.0, sm_90a, this tree); if it does not start there it
 # is rebuilt with the same command.
-set -u
-OUT=${OUT:-/tmp/ldsm_out}
-mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
-  > "$OUT/gpu.txt" 2>&1
-cat "$OUT/gpu.txt"
-LAB=.ldsm_bin/lab
-"$LAB" --bogus > /dev/null 2>&1
-if [ $? -ne 2 ]; then
-  echo "prebuilt lab does not run here: building"
-  mkdir -p /tmp/labbuild
-  nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
-    tests/kernels/fused_conv_lab.cu -o /tmp/labbuild/lab > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-  LAB=/tmp/labbuild/lab
-fi
+source tools/results/h200/conv_ldmatrix/common.sh
 
 OLD="stk_bf16 stk_w5_n5_px3200"
 NEW="ldsm_"
@@ -38,24 +24,14 @@ T="ldsm_bf16|$OLD|shr_bf16 stk_w4_n4_px1024 bf16->bf16"
 cat "$OUT/timing.log"
 
 # 3. SASS opcode counts of conv1's kernels (bf16 -> bf16): ldsm KS=6 mode 1 against stacked KS=8 mode 1
-cuobjdump -sass "$LAB" > /tmp/lab.sass 2>/dev/null
-python3 - > "$OUT/sass_counts.txt" 2>&1 <<'EOF'
-import re, collections
-txt = open('/tmp/lab.sass').read()
-funcs = re.split(r'\n\s*Function : ', txt)
-def stats(tag, pred):
-    for f in funcs[1:]:
-        name = f.split('\n', 1)[0]
-        if pred(name):
-            ops = collections.Counter()
-            for m in re.finditer(r'/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_]+)', f):
-                ops[m.group(1)] += 1
-            print(tag, name[:150]); print('  total', sum(ops.values()), dict(ops.most_common(25)))
-            return
-    print(tag, 'not found')
-bf = 'Word16I13__nv_bfloat16EES4_S4_'
-stats('ldsm conv1', lambda n: 'fused_conv_ldsm_kernel' in n and '8LdsmW5N5E' in n and 'Li6ELi1E' in n and bf in n)
-stats('stk conv1', lambda n: 'fused_conv_stacked_kernel' in n and '11StackedW5N5E' in n and 'Li8ELi1E' in n and bf in n)
+lab_sass
+"$TORCH_PYTHON" - > "$OUT/sass_counts.txt" 2>&1 <<'EOF'
+import sys
+sys.path.insert(0, 'tools/results/h200/conv_ldmatrix')
+from sass_counts import BF16, find, functions, report
+fs = functions()
+report('ldsm conv1', find(fs, 'fused_conv_ldsm_kernel', '8LdsmW5N5E', 'Li6ELi1E', BF16))
+report('stk conv1', find(fs, 'fused_conv_stacked_kernel', '11StackedW5N5E', 'Li8ELi1E', BF16))
 EOF
 cat "$OUT/sass_counts.txt"
 

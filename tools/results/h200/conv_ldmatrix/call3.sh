@@ -5,21 +5,7 @@
 # flat + __syncwarp() before the epilogue. Validation of the flavors on every case, timings (10000 twice, 1),
 # SASS counts and the context of the first ENDCOLLECTIVEs, ncu executed instructions, memcheck of the flavors.
 # Run from the repository root on the device machine: bash tools/results/h200/conv_ldmatrix/call3.sh
-set -u
-OUT=${OUT:-/tmp/ldsm_out}
-mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
-  > "$OUT/gpu.txt" 2>&1
-cat "$OUT/gpu.txt"
-LAB=.ldsm_bin/lab
-"$LAB" --bogus > /dev/null 2>&1
-if [ $? -ne 2 ]; then
-  echo "prebuilt lab does not run here: building"
-  mkdir -p /tmp/labbuild
-  nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
-    tests/kernels/fused_conv_lab.cu -o /tmp/labbuild/lab > /tmp/labbuild/build.log 2>&1 || exit 1
-  LAB=/tmp/labbuild/lab
-fi
+source tools/results/h200/conv_ldmatrix/common.sh
 F="ldsm_bf16 ldsm_w5_n5_px3200|stk_bf16 stk_w5_n5_px3200 bf16->bf16"
 timeout 150 "$LAB" --check-only --filter "$F" > "$OUT/validate.log" 2>&1
 echo "validate rc=$?"; grep -E "^FAIL|validation:" "$OUT/validate.log" | tail -3; grep -c "^PASS  ldsm" "$OUT/validate.log"
@@ -30,26 +16,18 @@ echo "validate rc=$?"; grep -E "^FAIL|validation:" "$OUT/validate.log" | tail -3
   done
 } > "$OUT/timing.log" 2>&1
 cat "$OUT/timing.log"
-cuobjdump -sass "$LAB" > /tmp/lab.sass 2>/dev/null
-python3 - > "$OUT/sass.txt" 2>&1 <<'EOF'
-import re, collections
-txt = open('/tmp/lab.sass').read()
-funcs = re.split(r'\n\s*Function : ', txt)
-bf = 'Word16I13__nv_bfloat16EES4_S4_'
-def find(pred):
-    for f in funcs[1:]:
-        if pred(f.split('\n', 1)[0]): return f
-def stats(tag, f):
-    ops = collections.Counter()
-    for m in re.finditer(r'/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_]+)', f): ops[m.group(1)] += 1
-    print(tag, f.split('\n', 1)[0][:120]); print('  total', sum(ops.values()), dict(ops.most_common(28)))
-k0 = find(lambda n: 'ldsm_kernel' in n and '8LdsmW5N5E' in n and 'Li6ELi1E' in n and bf in n)
-k1 = find(lambda n: 'ldsm_kernel' in n and '12LdsmW5N5FlatE' in n and 'Li6ELi1E' in n and bf in n)
-k2 = find(lambda n: 'ldsm_kernel' in n and '16LdsmW5N5FlatSyncE' in n and 'Li6ELi1E' in n and bf in n)
-ks = find(lambda n: 'stacked_kernel' in n and '11StackedW5N5E' in n and 'Li8ELi1ELi0' in n and bf in n)
+lab_sass
+"$TORCH_PYTHON" - > "$OUT/sass.txt" 2>&1 <<'EOF'
+import sys
+sys.path.insert(0, 'tools/results/h200/conv_ldmatrix')
+from sass_counts import BF16, find, functions, report
+fs = functions()
+k0 = find(fs, 'ldsm_kernel', '8LdsmW5N5E', 'Li6ELi1E', BF16)
+k1 = find(fs, 'ldsm_kernel', '12LdsmW5N5FlatE', 'Li6ELi1E', BF16)
+k2 = find(fs, 'ldsm_kernel', '16LdsmW5N5FlatSyncE', 'Li6ELi1E', BF16)
+ks = find(fs, 'stacked_kernel', '11StackedW5N5E', 'Li8ELi1ELi0', BF16)
 for tag, f in (('ldsm', k0), ('ldsm flat', k1), ('ldsm flat_sync', k2), ('stk', ks)):
-    if f: stats(tag, f)
-    else: print(tag, 'not found')
+    report(tag, f, top=28, name_chars=120)
 if k0:
     lines = k0.split('\n'); n = 0
     for i, l in enumerate(lines):

@@ -4,13 +4,7 @@
 # alternating, two rounds; bench of the SSA (bf16 1 .. 65536, fp16 65536) with PyTorch in the same call; compare
 # cpu against cuda in bf16/fp16 for both exports; the host links' ceiling (host_link_lab) beside the streamed
 # SSA at 65536 on device 0 and on devices 0,1.
-set -uo pipefail
-cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
-export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-rm -rf .device/build; tar xzf .device/build.tgz -C .device
-B=.device/build/bin
-R=$OUT/r; mkdir -p $R
+source tools/results/h200/device_env.sh
 L=.device/srlab
 work() {
 nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,clocks.max.sm --format=csv,noheader
@@ -44,7 +38,7 @@ for p in bf16 fp16; do
     --json $R/bench_ssa_$p.json > $R/bench_ssa_$p.log 2>&1
   echo "bench ssa $p exit $?"; grep -E '^ +[0-9]+ \|' $R/bench_ssa_$p.log
 done
-/opt/torch/.venv/bin/python3 tools/torch_bench.py --out-dir $R --batches-convnet 1 --batches-ssa 1,32,512,4096,65536 \
+"$TORCH_PYTHON" tools/torch_bench.py --out-dir $R --batches-convnet 1 --batches-ssa 1,32,512,4096,65536 \
   > $R/torch_bench.log 2>&1; echo "torch_bench exit $?"; grep -E "ssa" $R/torch_bench.log | head -20
 for form in legacy dynamo; do
   for p in bf16 fp16; do

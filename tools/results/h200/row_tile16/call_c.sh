@@ -2,13 +2,7 @@
 # Session call 3 (one GPU): the batches-in-flight table of the pipeline issue in one run. The README's main job
 # first (this machine's first process), --precision auto and fp16 alternating, with the JSON's phases; then
 # gpu_run.sh's stream stage (the main job at batch 1000 and 10000, streamed conv net and SSA at 1-3 in flight).
-set -uo pipefail
-cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
-export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-rm -rf .device/build; tar xzf .device/build.tgz -C .device
-B=.device/build/bin
-R=$OUT/r; mkdir -p $R
-D=.device/data
+source tools/results/h200/device_env.sh
 work() {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,persistence_mode --format=csv,noheader
 for i in 1 2 3; do

@@ -2,13 +2,7 @@
 # Session call 4 (one GPU): the main job with the CUDA teardown skipped at exit (std::_Exit after the outputs; tried, not kept) against the
 # orderly teardown (IE_FULL_TEARDOWN=1), alternating, --precision auto and fp16, 4 rounds, after one warm-up
 # process (this machine's first).
-set -uo pipefail
-cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
-export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-rm -rf .device/build; tar xzf .device/build.tgz -C .device
-B=.device/build/bin
-R=$OUT/r; mkdir -p $R
-D=.device/data
+source tools/results/h200/device_env.sh
 main() {  # $1 precision, $2 teardown (0/1), $3 tag
   IE_FULL_TEARDOWN=$2 /usr/bin/time -f "wall %e s" timeout 60 $B/infer --config configs/convnet.yaml --backend auto \
     --precision $1 --input $D/t10k-images-idx3-ubyte.gz --labels $D/t10k-labels-idx1-ubyte.gz --min-accuracy 0.89 \

@@ -2,12 +2,7 @@
 # Session call 5 (one GPU): what the SSA's batch-1 latency is made of. The plan at batch 1 (inspect), the kernels'
 # own durations under ncu while bench replays the graph, bench's compute p50 beside them, and the lab's row-tile
 # shapes at batch 1 and 32, a 4-warp CTA (41) among them.
-set -uo pipefail
-cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
-export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-rm -rf .device/build; tar xzf .device/build.tgz -C .device
-B=.device/build/bin
-R=$OUT/r; mkdir -p $R
+source tools/results/h200/device_env.sh
 work() {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 $B/inspect --config configs/ssa.yaml --backend cuda --precision bf16 --batch 1 > $R/inspect_ssa_bf16_1.txt 2>&1

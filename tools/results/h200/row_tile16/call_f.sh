@@ -2,12 +2,7 @@
 # Session call 6 (one GPU): the row-tile kernel's shape chosen by row_tile_estimate_us (a 4-warp CTA among the
 # shapes), bench of the SSA in bf16 and fp16, two rounds; the GPU tests, the sample-resident tests under memcheck and
 # racecheck, the lab's row-tile checks (4 x 1 among them) and its timings per shape in the same call.
-set -uo pipefail
-cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
-export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-rm -rf .device/build; tar xzf .device/build.tgz -C .device
-B=.device/build/bin
-R=$OUT/r; mkdir -p $R
+source tools/results/h200/device_env.sh
 work() {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 for round in 1 2; do

@@ -2,12 +2,7 @@
 # Session call 8 (one GPU), the final build: the shape figures measured after the overlapped start (call_g),
 # the kernel's start with the floats and first weights in flight together; bench of the SSA in bf16 and fp16, two
 # rounds; the GPU tests, the sample-resident tests under memcheck, racecheck and synccheck; compare against the CPU.
-set -uo pipefail
-cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
-export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-rm -rf .device/build; tar xzf .device/build.tgz -C .device
-B=.device/build/bin
-R=$OUT/r; mkdir -p $R
+source tools/results/h200/device_env.sh
 work() {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 for round in 1 2; do

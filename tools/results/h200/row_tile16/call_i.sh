@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # Session call 9 (one GPU): the final build after the CTA shapes moved to host code (row_tile_cta.h): GPU tests and
 # the SSA's bench in bf16 (the shape choice unchanged).
-set -uo pipefail
-cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
-export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-rm -rf .device/build; tar xzf .device/build.tgz -C .device
-B=.device/build/bin
-R=$OUT/r; mkdir -p $R
+source tools/results/h200/device_env.sh
 work() {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 $B/gpu_tests --no-version > $R/gpu_tests.log 2>&1

@@ -4,13 +4,8 @@
 # tests under racecheck and synccheck, compare of both models (both exports) against the CPU in every mode, the
 # conv lab's validation (prebuilt here: .device/labs) with memcheck of the stacked runs on exact-size buffers, and
 # the conv net's bench at 10000 in bf16.
-set -uo pipefail
-cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
-export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-rm -rf .device/build; tar xzf .device/build.tgz -C .device
-B=.device/build/bin
+source tools/results/h200/device_env.sh
 L=.device/labs/fused_conv_lab
-R=$OUT/r; mkdir -p $R
 work() {
 nvidia-smi --query-gpu=name --format=csv,noheader
 $B/gpu_tests --no-version > $R/gpu_tests.log 2>&1

@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # After the persistent launch was shared by the stacked and ldsm kernels (launch_persistent): the fused conv GPU
 # tests, the conv lab's validation, and the conv net's bench at 10000 in bf16.
-set -uo pipefail
-cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
-export LD_LIBRARY_PATH="$cudnn:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-rm -rf .device/build; tar xzf .device/build.tgz -C .device
-B=.device/build/bin
-R=$OUT/r; mkdir -p $R
+source tools/results/h200/device_env.sh
 {
 nvidia-smi --query-gpu=name --format=csv,noheader
 $B/gpu_tests --no-version > $R/gpu_tests.log 2>&1

@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # Issue 13's table in one run on the GPU machine's Xeon (16 cores), the final build beside onnxruntime 1.30:
 # tools/ort_compare.sh at 16, 2 and 1 threads, three rounds each.
-set -uo pipefail
-rm -rf .device/build; tar xzf .device/build.tgz -C .device
-R=$OUT/r; mkdir -p $R
+source tools/results/h200/device_env.sh
 work() {
 lscpu | grep -E "Model name|^CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket" | tee $R/cpu.txt
 for round in 1 2 3; do
