@@ -1,6 +1,7 @@
 #include "layers/sample_resident/row_tile_builder.h"
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 namespace ie::sr {
@@ -76,10 +77,17 @@ std::vector<uint16_t> fragment_order(const std::vector<uint16_t>& wt, int n, int
   return out;
 }
 
-bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* result, std::string* why) {
-  if (spec.compute == Elem::F32) return fail(why, "the kernel computes on fp16 or bf16 Tensor Cores");
-  RtBuilt b;
+namespace {
+
+// Recognizes the architecture: fills b's model (sizes, parameter places) and floats, and packs each Linear's weights
+// by `pack` into `stages` (RtLinear::w: its byte offset in its stage).
+using Pack = std::function<std::vector<unsigned char>(const ChainOp&)>;
+bool recognize(const ChainSpec& spec, const Pack& pack, RtBuilt* result, std::vector<std::vector<unsigned char>>* out,
+               std::string* why) {
+  RtBuilt& b = *result;
   RtModel& m = b.model;
+  std::vector<std::vector<unsigned char>>& stages = *out;
+  stages.assign(1, {});
   Matcher mt(spec, why);
   auto floats = [&](const std::vector<float>& v, size_t n) {
     const int at = static_cast<int>(b.floats.size());
@@ -90,14 +98,12 @@ bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* resu
     if (b.floats.size() % 2) b.floats.push_back(0.f);  // float2 loads
     return at;
   };
-  std::vector<std::vector<unsigned char>> stages(1);
   auto linear = [&](const ChainOp& op, RtLinear* l) {
-    const std::vector<uint16_t> f = fragment_order(op.w, static_cast<int>(op.w.size()) / op.k, op.k);
+    const std::vector<unsigned char> bytes = pack(op);
     std::vector<unsigned char>& st = stages.back();
     l->w = static_cast<int32_t>(st.size());
-    st.insert(st.end(), reinterpret_cast<const unsigned char*>(f.data()),
-              reinterpret_cast<const unsigned char*>(f.data() + f.size()));
-    l->bias = floats(op.bias, op.w.size() / op.k);
+    st.insert(st.end(), bytes.begin(), bytes.end());
+    l->bias = floats(op.bias, static_cast<size_t>(op.n) * (op.op == OpCode::Attention ? 3 : 1));
     l->act = op.act;
     return act_ok(op.act);
   };
@@ -218,6 +224,23 @@ bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* resu
   }
   if (outputs != 2) return fail(why, outputs, " outputs (the latent and the reconstruction expected)");
   m.x_elem = xt.global;
+  return true;
+}
+
+}  // namespace
+
+bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* result, std::string* why) {
+  if (spec.compute == Elem::F32) return fail(why, "the kernel computes on fp16 or bf16 Tensor Cores");
+  RtBuilt b;
+  std::vector<std::vector<unsigned char>> stages;
+  const Pack pack = [](const ChainOp& op) {
+    const std::vector<uint16_t> f = fragment_order(op.w, static_cast<int>(op.w.size()) / op.k, op.k);
+    return std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(f.data()),
+                                      reinterpret_cast<const unsigned char*>(f.data() + f.size()));
+  };
+  if (!recognize(spec, pack, &b, &stages, why)) return false;
+  RtModel& m = b.model;
+  const int D = m.width, S = m.seq;
 
   // Sizes the kernel is compiled for.
   bool shape = false;
@@ -262,6 +285,113 @@ bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* resu
   if (at > budget.smem_bytes)
     return fail(why, "a tile of ", m.tile, " samples needs ", at, " bytes of shared memory, over ", budget.smem_bytes);
   *result = std::move(b);
+  return true;
+}
+
+bool build_row_ffma(const ChainSpec& spec, const RfBudget& budget, RfBuilt* result, std::string* why) {
+  if (spec.compute != Elem::F32) return fail(why, "the FFMA kernel computes in float32");
+  RtBuilt b;
+  std::vector<std::vector<unsigned char>> stages;
+  const Pack pack = [](const ChainOp& op) {  // W [k][n] from W^T [n][k]
+    const int n = static_cast<int>(op.w32.size()) / op.k;
+    std::vector<float> w(op.w32.size());
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < op.k; ++k) w[static_cast<size_t>(k) * n + j] = op.w32[static_cast<size_t>(j) * op.k + k];
+    return std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(w.data()),
+                                      reinterpret_cast<const unsigned char*>(w.data() + w.size()));
+  };
+  if (!recognize(spec, pack, &b, &stages, why)) return false;
+  RfBuilt r;
+  RfLayout& l = r.layout;
+  l.m = b.model;
+  const RtModel& m = l.m;
+  const int D = m.width, S = m.seq;
+  if (m.x_elem != Elem::F32 || m.recon_elem != Elem::F32 || m.latent_elem != Elem::F32)
+    return fail(why, "the FFMA kernel reads and writes float32 tensors");
+  if (S < 1 || S > kRfMaxSeq) return fail(why, "sequences of ", S, " rows (up to ", kRfMaxSeq, ")");
+  if (D % 16 || m.hidden % 16 || m.slice % 16 || m.latent % 4 || m.head_dim % 4)
+    return fail(why, "width ", D, ", hidden ", m.hidden, ", slice ", m.slice, " (multiples of 16), latent ", m.latent,
+                ", head dim ", m.head_dim, " (of 4)");
+  // The stream of Linears: each one's W at its stage's offset plus its own.
+  std::vector<int64_t> stage_off(stages.size() + 1, 0);
+  for (size_t i = 0; i < stages.size(); ++i) {
+    stage_off[i + 1] = stage_off[i] + static_cast<int64_t>(stages[i].size());
+    r.weights.insert(r.weights.end(), reinterpret_cast<const float*>(stages[i].data()),
+                     reinterpret_cast<const float*>(stages[i].data() + stages[i].size()));
+  }
+  auto add = [&](const RtLinear& L, int stage, int k, int n) {
+    RfGemm& g = l.gemm[l.linears++];
+    g.w = static_cast<int32_t>((stage_off[stage] + L.w) / 4), g.k = k, g.n = n;
+  };
+  add(m.embed, 0, m.slice, D);
+  for (int i = 0; i < m.blocks; ++i) {
+    const RtBlock& blk = m.block[i];
+    add(blk.qkv, 1 + 2 * i, D, 3 * D);
+    add(blk.proj, 1 + 2 * i, D, D);
+    add(blk.fc1, 2 + 2 * i, D, m.hidden);
+    add(blk.fc2, 2 + 2 * i, m.hidden, D);
+  }
+  add(m.enc, 1 + 2 * m.blocks, S * D, m.latent);
+  add(m.dec, 2 + 2 * m.blocks, m.latent, S * D);
+  add(m.out, 3 + 2 * m.blocks, D, m.slice);
+  l.m.floats_count = static_cast<int>(b.floats.size());
+  r.floats = std::move(b.floats);
+
+  // The largest tile whose activations leave two weight slots of at least min_slot_bytes each (or of the largest
+  // Linear), every product within the compiled per-thread limits.
+  const int threads = budget.compiled.threads, warps = threads / 32;
+  int largest = 0;
+  for (int i = 0; i < l.linears; ++i) largest = std::max(largest, l.gemm[i].k * l.gemm[i].n);
+  const int ctas = budget.compiled.ctas_per_sm;
+  const int want_slot = std::min(largest, budget.min_slot_bytes / 4 / ctas);
+  const int smem = std::min(budget.smem_bytes, budget.smem_per_sm / ctas - budget.smem_reserved);
+  const int warp_rows = 32 * budget.compiled.row_groups;
+  l.threads = threads, l.row_groups = budget.compiled.row_groups, l.ctas_per_sm = ctas;
+  l.big_rows = std::max({3 * D, m.hidden, m.slice});
+  l.z_stride = m.latent % 2 ? m.latent : m.latent + 1;
+  for (int tile = 32; tile >= 1; --tile) {
+    const int rows = tile * S, rows_pad = align_up(rows, warp_rows);
+    // LayerNorm's lanes per row: the most (up to 8) that the threads cover the rows with in one pass, then more
+    // while a lane's share is past 32 columns (its registers); ld = 32 / tpr mod 32 makes a warp's loads of tpr
+    // columns x 32 / tpr rows conflict-free. A share other than 8, 16 or 32 columns takes the kernel's generic path.
+    int tpr = 1;
+    while (tpr < 8 && rows * tpr * 2 <= threads && D % (tpr * 2) == 0) tpr *= 2;
+    while (D / tpr > kRfLnMaxPerThread && tpr < 32 && D % (tpr * 2) == 0) tpr *= 2;
+    if (D % tpr) continue;
+    const int bank = tpr == 1 ? 4 : tpr <= 8 ? 32 / tpr : 4;  // ld mod 32 (a multiple of 4: 16-byte rows)
+    const int ld = rows_pad + ((bank - rows_pad) % 32 + 32) % 32;
+    const int fixed = align_up(l.m.floats_count, 4) + (2 * D + l.big_rows) * ld + align_up(tile * l.z_stride, 4) + 4;
+    const int slot = (smem / 4 - fixed) / 2 / 4 * 4;
+    if (slot < want_slot) continue;
+    auto tiles_per_warp = [&](int n) { return ((rows_pad / warp_rows) * (n / 16) + warps - 1) / warps; };
+    const int most =
+        std::max({tiles_per_warp(D), tiles_per_warp(3 * D), tiles_per_warp(m.hidden), tiles_per_warp(m.slice)});
+    const int per_thread = (tile * (S * D / 4) + threads - 1) / threads;
+    const int enc_items = (tile + 1) / 2 * (m.latent / 4);  // the encoder's items: 4 columns of two samples
+    if (most > budget.compiled.max_tiles || per_thread > budget.compiled.max_decoder_items || enc_items > threads)
+      continue;
+    const int ks = std::max(1, threads / enc_items);
+    if (ks * tile * m.latent > l.big_rows * ld) continue;
+    l.tile = tile, l.rows = rows, l.rows_pad = rows_pad, l.ld = ld, l.ln_tpr = tpr;
+    l.slot_floats = std::min(slot, largest);
+    break;
+  }
+  if (l.tile == 0) return fail(why, "no tile fits ", smem, " bytes of shared memory with ", threads, " threads");
+  for (int i = 0; i < l.linears; ++i) {
+    RfGemm& g = l.gemm[i];
+    g.kc = std::min(g.k, l.slot_floats / g.n);
+    if (g.kc < 1) return fail(why, "a row of W of ", g.n, " floats does not fit a weight slot");
+  }
+  int at = 0;
+  l.floats_smem = at, at += align_up(l.m.floats_count, 4);
+  l.slots_smem = at, at += 2 * l.slot_floats;
+  l.h_smem = at, at += D * l.ld;
+  l.a_smem = at, at += D * l.ld;
+  l.big_smem = at, at += l.big_rows * l.ld;
+  l.z_smem = at, at += align_up(l.tile * l.z_stride, 4);
+  l.bars_smem = at, at += 4;
+  l.smem_bytes = at * 4;
+  *result = std::move(r);
   return true;
 }
 

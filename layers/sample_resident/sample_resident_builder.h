@@ -32,6 +32,7 @@ struct ChainOp {
   int in = -1, out = -1, residual = -1;
   int k = 0, n = 0;                // Linear: in [rows, k] -> out [rows, n]; Attention: in [seq, k] -> out [seq, n]
   std::vector<uint16_t> w;         // W^T [n][k] (Attention: [3 n][k], the q, k and v blocks) in the compute type
+  std::vector<float> w32;          // the same in float where the compute type is F32 (w is then empty)
   std::vector<float> bias;         // n (Attention: 3 n), or empty
   std::vector<float> gamma, beta;  // LayerNorm: cols each (beta may be empty)
   std::vector<float> cos, sin;     // Attention: RoPE tables [seq][head_dim / 2], or empty
@@ -41,7 +42,7 @@ struct ChainOp {
 };
 
 struct ChainSpec {
-  Elem compute = Elem::BF16;  // F16 or BF16: the Tensor Cores' operand type
+  Elem compute = Elem::BF16;  // F16 or BF16: the Tensor Cores' operand type; F32: strict fp32 (row_ffma.cuh only)
   std::vector<ChainTensor> tensors;
   std::vector<ChainOp> ops;  // in execution order
 };

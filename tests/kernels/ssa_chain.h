@@ -18,7 +18,8 @@ struct Shape {
   int seq = 10, slice = 32, width = 64, heads = 4, hidden = 128, blocks = 2, latent = 32;
 };
 
-// The SSA's chain (models.md) at shape `s` with random weights.
+// The SSA's chain (models.md) at shape `s` with random weights (to_bits: a float in a 16-bit compute type; unused
+// for F32).
 inline ChainSpec ssa_chain(const Shape& s, Elem compute, std::mt19937& rng,
                            const std::function<uint16_t(float, Elem)>& to_bits) {
   ChainSpec c;
@@ -35,16 +36,19 @@ inline ChainSpec ssa_chain(const Shape& s, Elem compute, std::mt19937& rng,
     for (auto& x : v) x = d(rng);
     return v;
   };
-  auto weights = [&](int n, int k) {
+  // W^T [n][k] into op.w in the compute type's bits, or op.w32 in F32.
+  auto weights = [&](ChainOp& op, int n, int k) {
     const float a = 1.f / std::sqrt(static_cast<float>(k));
-    std::vector<uint16_t> w;
-    for (float x : uniform(n * k, -a, a)) w.push_back(to_bits(x, compute));
-    return w;
+    for (float x : uniform(n * k, -a, a))
+      if (compute == Elem::F32)
+        op.w32.push_back(x);
+      else
+        op.w.push_back(to_bits(x, compute));
   };
   auto linear = [&](int in, int out, int k, int n, int act, int residual = -1) {
     ChainOp op;
     op.op = OpCode::Linear, op.in = in, op.out = out, op.k = k, op.n = n, op.act = act, op.residual = residual;
-    op.w = weights(n, k);
+    weights(op, n, k);
     op.bias = uniform(n, -0.1f, 0.1f);
     c.ops.push_back(op);
   };
@@ -71,7 +75,7 @@ inline ChainSpec ssa_chain(const Shape& s, Elem compute, std::mt19937& rng,
     att.op = OpCode::Attention, att.in = a, att.out = y, att.k = s.width, att.n = s.width;
     att.heads = s.heads, att.head_dim = s.width / s.heads;
     att.scale = 1.f / std::sqrt(static_cast<float>(att.head_dim));
-    att.w = weights(3 * s.width, s.width);
+    weights(att, 3 * s.width, s.width);
     att.bias = uniform(3 * s.width, -0.1f, 0.1f);
     const int half = att.head_dim / 2;
     for (int pos = 0; pos < s.seq; ++pos)
