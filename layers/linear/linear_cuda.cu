@@ -1,12 +1,19 @@
-// ie.Linear on the fused "cuda" kernel set in the fp16 and bf16 modes: the WMMA kernel of linear_fused.cuh with
+// ie.Linear on the fused "cuda" kernel set: in the fp16 and bf16 modes the WMMA kernel of linear_fused.cuh with
 // the bias, the activation and the residual in its epilogue, so a product stays in the storage type instead of
-// running in float32 between Casts on the reference set. Strict fp32 and tf32 products decline to the reference
-// set's cuBLASLt; so do a W or bias that is not constant, and a K whose W block does not fit in shared memory.
+// running in float32 between Casts on the reference set; in strict fp32 the FFMA kernel of linear_ffma.cuh with the
+// same epilogue (cuBLASLt runs an activation as a second pass). tf32 products decline to the reference set's
+// cuBLASLt; so do a W or bias that is not constant, a K whose W block does not fit in shared memory (16-bit), and
+// K or N not a multiple of 4 (fp32).
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/core/float_convert.h"
 #include "engine/core/precision.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/cuda_util.cuh"
+#include "layers/linear/linear_ffma.cuh"
 #include "layers/linear/linear_fused.cuh"
 #include "layers/linear/linear_setup.h"
 
@@ -14,10 +21,9 @@ namespace ie {
 namespace {
 
 // W as the kernel reads it: [kp, np] row-major (K down, N across), zero-padded, in the storage type.
-Tensor pack_weights(const Tensor& w, const LinearSetup& s, DType storage) {
+Tensor pack_weights(const Tensor& w, const LinearSetup& s, DType storage, int kp, int np) {
   const Tensor w32 = convert_floats(w, DType::Float32);
   const float* src = w32.data_as<float>();
-  const int kp = lin::padded_k(static_cast<int>(s.k)), np = lin::padded_n(static_cast<int>(s.n));
   Tensor packed(DType::Float32, {kp, np});
   float* dst = packed.data_as<float>();
   std::fill(dst, dst + packed.numel(), 0.f);
@@ -26,10 +32,62 @@ Tensor pack_weights(const Tensor& w, const LinearSetup& s, DType storage) {
   return convert_floats(packed, storage);
 }
 
+const float* prepared_bias(const KernelInit& init) {
+  if (!init.has_input(2)) return nullptr;
+  return static_cast<const float*>(
+      init.prepared("bias/float32", [&] { return convert_floats(*init.constants[2], DType::Float32); }));
+}
+
+// Strict fp32 on the FFMA kernel where it was measured faster than cuBLASLt (H200, in one call,
+// tools/results/h200/linear_ffma/): an activation cuBLASLt runs as a second pass (GELU, Tanh, Sigmoid) on tall
+// products, the SSA's fc1 + GELU at 655,360 rows 0.415 against 0.674 ms. Where cuBLASLt fuses the epilogue, and on
+// few rows (SSA batch 1 to 4096: 10 to 40,960 rows; the conv net's fc3), cuBLASLt was as fast or faster (the SSA's
+// whole fp32 plan at batch 512: 0.125 against 0.226 ms with every product on FFMA). IE_LINEAR_FP32=ffma takes the
+// FFMA kernel for every shape it supports (tests, comparisons), =cublas for none.
+constexpr int64_t kFfmaMinRows = 131072;
+
+std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSetup& s) {
+  const char* env = std::getenv("IE_LINEAR_FP32");
+  const std::string choice = env ? env : "";
+  if (choice == "cublas") return init.decline("IE_LINEAR_FP32=cublas chooses cuBLASLt");
+  if (!lin::ffma::supports(s.k, s.n))
+    return init.decline("fp32: K = ", s.k, " and N = ", s.n, " (the FFMA kernel takes multiples of 4)");
+  const bool second_pass = s.activation != Activation::None && s.activation != Activation::Relu;
+  if (choice != "ffma" && !second_pass)
+    return init.decline(
+        "fp32: cuBLASLt fuses this epilogue and was as fast (the FFMA kernel takes GELU, Tanh and "
+        "Sigmoid products)");
+  if (choice != "ffma" && s.rows < kFfmaMinRows)
+    return init.decline("fp32: ", s.rows, " rows: cuBLASLt was faster below ", kFfmaMinRows, " rows");
+  const int k = static_cast<int>(s.k), n = static_cast<int>(s.n);
+  const int kp = lin::ffma::padded_k(k), np = lin::ffma::padded_n(n);
+  const auto* w = static_cast<const float*>(init.prepared(
+      concat("ffma/", kp, "x", np), [&] { return pack_weights(*init.constants[1], s, DType::Float32, kp, np); }));
+  const float* bias = prepared_bias(init);
+  const dev::Act act = cuda::device_activation(s.activation);
+  const std::string node = init.node.label();
+  return make_kernel([s, k, n, kp, np, w, bias, act, node](KernelContext& ctx) {
+    lin::ffma::Params p;
+    p.a = static_cast<const float*>(ctx.inputs[0].data);
+    p.w = w;
+    p.bias = bias;
+    p.residual = s.residual ? static_cast<const float*>(ctx.inputs[3].data) : nullptr;
+    p.y = static_cast<float*>(ctx.outputs[0].data);
+    p.rows = s.rows;
+    p.k = k, p.n = n, p.kp = kp, p.np = np;
+    p.act = act;
+    if (!lin::ffma::aligned(p))  // the arena aligns every tensor to 256 bytes
+      throw std::runtime_error(node + ": the fp32 Linear kernel's tensors are not 16-byte aligned");
+    IE_CUDA_CHECK(lin::ffma::launch(p, cuda::stream_of(ctx)));
+  });
+}
+
 std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
   const DType t = init.inputs[0].dtype;
-  if (t != DType::Float16 && t != DType::BFloat16)
-    return init.decline("float32 products (strict fp32 and tf32 modes) run on the reference set's cuBLASLt");
+  if (t == DType::Float32 && init.precision != Precision::fp32)
+    return init.decline("tf32 products run on the reference set's cuBLASLt");
+  if (t != DType::Float16 && t != DType::BFloat16 && t != DType::Float32)
+    return init.decline("products in ", dtype_name(t), " run on the reference set");
   const bool has_bias = init.has_input(2);
   if (!init.constants[1] || (has_bias && !init.constants[2])) return init.decline("W and bias must be constant");
   const LinearSetup s =
@@ -37,6 +95,7 @@ std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
                      init.has_input(3) ? &init.inputs[3].shape : nullptr);
   if (s.residual && init.inputs[3].dtype != t) return init.decline("residual of another type than A");
   if (s.k > (1 << 20) || s.n > (1 << 20)) return init.decline("K or N beyond 2^20");
+  if (t == DType::Float32) return make_linear_ffma(init, s);
   dev::DeviceLimits limits;
   if (dev::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
   const int optin = limits.smem_optin;
@@ -44,12 +103,10 @@ std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
   const size_t smem = t == DType::BFloat16 ? lin::smem_bytes<__nv_bfloat16>(k, n) : lin::smem_bytes<__half>(k, n);
   if (smem > static_cast<size_t>(optin))
     return init.decline("K = ", s.k, ": W's column block (", smem, " bytes) exceeds shared memory (", optin, ")");
-  const void* w = init.prepared(concat("wmma/", dtype_name(t), "/", k, "x", n),
-                                [&] { return pack_weights(*init.constants[1], s, t); });
-  const float* bias = nullptr;
-  if (has_bias)
-    bias = static_cast<const float*>(
-        init.prepared("bias/float32", [&] { return convert_floats(*init.constants[2], DType::Float32); }));
+  const void* w = init.prepared(concat("wmma/", dtype_name(t), "/", k, "x", n), [&] {
+    return pack_weights(*init.constants[1], s, t, lin::padded_k(k), lin::padded_n(n));
+  });
+  const float* bias = prepared_bias(init);
   const dev::Act act = cuda::device_activation(s.activation);
   std::unique_ptr<Kernel> kernel;
   cuda::dispatch_device<__half, __nv_bfloat16>(t, [&](auto tag) {

@@ -1,6 +1,7 @@
 // The row-tile form's strict-fp32 kernel (FFMA, no Tensor Cores): the whole pre-LN transformer autoencoder
 // (row_ffma_model.h) for a tile of samples in shared memory, one persistent CTA per SM. Depends on CUDA alone, so
-// tests/kernels/row_ffma_lab.cu builds it with nvcc.
+// tests/kernels/row_ffma_lab.cu builds it with nvcc. Not routed to by the engine: measured slower than the per-step
+// fp32 path at every batch (the lab's header has the figures); strict fp32 runs per step.
 //
 // Why its own kernel: the per-step fp32 path writes and reads every activation through global memory (the MLP's
 // hidden layer alone is 0.67 GB at 65536 samples) and runs its products as separate cuBLASLt calls at K = 64.
@@ -22,79 +23,30 @@
 #include <cstdint>
 
 #include "layers/common/activation_device.cuh"
-#include "layers/common/bulk_copy.cuh"
-#include "layers/common/cp_async.cuh"
+#include "layers/sample_resident/ffma_common.cuh"
 #include "layers/sample_resident/row_ffma_model.h"
 
 namespace ie::sr::rf {
 
-struct Args {
-  RfLayout l;
-  const float* weights = nullptr;  // each Linear's W [k][n] at RfGemm::w
-  const float* floats = nullptr;   // biases, LayerNorm parameters, RoPE tables
-  const float* x = nullptr;        // [batch][seq][slice]
-  float* recon = nullptr;          // [batch][seq][slice]
-  float* latent = nullptr;         // [batch][latent]
-  int64_t batch = 0;
+using Args = ffma::Args<RfLayout>;
+using namespace ffma::skip;
+
+// The weight stream: the next chunk to issue (Linear, first row) over ffma_common.cuh's slots.
+struct Stream : ffma::WeightStream {
+  int lin = 0, k0 = 0;
 };
-
-// RtModel::skip bits for the lab's attribution (the results are then wrong): the work of a stage is left out,
-// its barriers and weight chunks still run.
-constexpr int kSkipEmbed = 1, kSkipAttention = 2, kSkipMlp = 4, kSkipEncoder = 8, kSkipDecoder = 16, kSkipOutput = 32,
-              kSkipNorms = 64, kSkipAttentionCore = 128;
-
-// The weight stream: the next chunk to issue (Linear, first row), the slot it goes to, and each slot's barrier
-// phase to wait for. IE_RF_BULK=1 (the default): a chunk is one bulk copy that thread 0 issues, completed on the
-// slot's mbarrier; 0: every thread's cp.async 16-byte copies (the lab's A/B).
-#ifndef IE_RF_BULK
-#define IE_RF_BULK 1
-#endif
-struct Stream {
-  int lin = 0, k0 = 0, slot = 0;
-  uint32_t phases = 0;  // bit i: the parity slot i's next wait expects
-};
-
-__device__ __forceinline__ uint64_t* slot_barrier(const RfLayout& l, float* sm, int slot) {
-  return reinterpret_cast<uint64_t*>(sm + l.bars_smem) + slot;
-}
 
 __device__ __forceinline__ void issue_chunk(const RfLayout& l, const float* __restrict__ w, float* sm, Stream& s) {
   const RfGemm& g = l.gemm[s.lin];
   const int rows = min(g.kc, g.k - s.k0);
-  const float* src = w + g.w + static_cast<int64_t>(s.k0) * g.n;
-  float* dst = sm + l.slots_smem + s.slot * l.slot_floats;
-#if IE_RF_BULK
-  if (threadIdx.x == 0) dev::bulk_copy_g2s(dst, src, rows * g.n * 4, slot_barrier(l, sm, s.slot));
-#else
-  const int vec = rows * g.n / 4;
-  for (int i = threadIdx.x; i < vec; i += blockDim.x) dev::cp_async16(dst + 4 * i, src + 4 * i, true);
-  dev::cp_async_commit();
-#endif
+  ffma::issue(ffma::slots_of(l, sm), w + g.w + static_cast<int64_t>(s.k0) * g.n, rows * g.n, s);
   s.k0 += rows;
   if (s.k0 >= g.k) s.k0 = 0, s.lin = s.lin + 1 == l.linears ? 0 : s.lin + 1;
-  s.slot ^= 1;
 }
 
-// Waits for the chunk issued last (in the slot before the one the next goes to).
-__device__ __forceinline__ int wait_chunk(const RfLayout& l, float* sm, Stream& s) {
-  const int slot = s.slot ^ 1;
-#if IE_RF_BULK
-  dev::mbar_wait(slot_barrier(l, sm, slot), (s.phases >> slot) & 1);
-  s.phases ^= 1u << slot;
-#else
-  dev::cp_async_wait<0>();
-#endif
-  return slot;
-}
-
-// Waits for the chunk issued last, makes it (and every shared write before) visible, issues the one after it into
-// the other slot (free: every thread is past its last reads), and returns the waited chunk.
 __device__ __forceinline__ const float* next_chunk(const RfLayout& l, const float* __restrict__ w, float* sm,
                                                    Stream& s) {
-  const int slot = wait_chunk(l, sm, s);
-  __syncthreads();
-  issue_chunk(l, w, sm, s);
-  return sm + l.slots_smem + slot * l.slot_floats;
+  return ffma::next_chunk(l, sm, s, [&] { issue_chunk(l, w, sm, s); });
 }
 
 // What a row Linear's epilogue does besides the bias.
@@ -399,91 +351,6 @@ __device__ __forceinline__ void load_input(const RfLayout& l, const float* __res
   }
 }
 
-// latent[s][n] = sum_k flat(in)[s][k] Wenc[k][n] + bias, flat index k = pos x width + c (in[c][s seq + pos]). Each
-// thread sums 4 columns of two samples over every ks-th row of the chunks; the partial sums meet in `scratch`.
-__device__ __forceinline__ void encoder(const RfLayout& l, int lin, const float* in, float* scratch, float* z,
-                                        const float* bias, float* __restrict__ latent_out, int64_t sample0,
-                                        int64_t valid, const float* __restrict__ w, float* sm, Stream& s) {
-  const RfGemm g = l.gemm[lin];
-  const int width = l.m.width, seq = l.m.seq, ld = l.ld;
-  const int groups = g.n / 4, pairs = (l.tile + 1) / 2, items = pairs * groups;
-  const int ks = max(1, static_cast<int>(blockDim.x) / items);
-  const int item = threadIdx.x % items, slice = threadIdx.x / items;
-  const bool busy = slice < ks && !(l.m.skip & kSkipEncoder);
-  const int smp = (item / groups) * 2, col = (item % groups) * 4;
-  const int smp1 = min(smp + 1, l.tile - 1);  // an odd tile's last pair has one sample
-  float acc[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
-  for (int k0 = 0; k0 < g.k; k0 += g.kc) {
-    const float* wc = next_chunk(l, w, sm, s);
-    const int rows = min(g.kc, g.k - k0);
-    if (!busy) continue;
-    int pos = (k0 + slice) / width, c = (k0 + slice) - pos * width;  // of row k0 + kk, kept by steps of ks
-    for (int kk = slice; kk < rows; kk += ks) {
-      const float a0 = in[c * ld + smp * seq + pos], a1 = in[c * ld + smp1 * seq + pos];
-      for (c += ks; c >= width; c -= width) ++pos;
-      const float4 b = *reinterpret_cast<const float4*>(wc + kk * g.n + col);
-      acc[0][0] = fmaf(a0, b.x, acc[0][0]), acc[0][1] = fmaf(a0, b.y, acc[0][1]);
-      acc[0][2] = fmaf(a0, b.z, acc[0][2]), acc[0][3] = fmaf(a0, b.w, acc[0][3]);
-      acc[1][0] = fmaf(a1, b.x, acc[1][0]), acc[1][1] = fmaf(a1, b.y, acc[1][1]);
-      acc[1][2] = fmaf(a1, b.z, acc[1][2]), acc[1][3] = fmaf(a1, b.w, acc[1][3]);
-    }
-  }
-  if (busy) {
-    *reinterpret_cast<float4*>(scratch + (slice * l.tile + smp) * g.n + col) =
-        make_float4(acc[0][0], acc[0][1], acc[0][2], acc[0][3]);
-    if (smp1 != smp)
-      *reinterpret_cast<float4*>(scratch + (slice * l.tile + smp1) * g.n + col) =
-          make_float4(acc[1][0], acc[1][1], acc[1][2], acc[1][3]);
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < l.tile * g.n; i += blockDim.x) {
-    const int sm_i = i / g.n, n = i - sm_i * g.n;
-    float v = bias[n];
-    for (int p = 0; p < ks; ++p) v += scratch[(p * l.tile + sm_i) * g.n + n];
-    z[sm_i * l.z_stride + n] = v;
-    if (sm_i < valid) latent_out[(sample0 + sm_i) * g.n + n] = v;
-  }
-}
-
-// out[c][s seq + pos] = sum_k z[s][k] Wdec[k][j] + bias[j], j = pos x width + c: samples vary fastest over the
-// threads (z's stride is odd: no bank conflicts), MAXD items of 4 columns at most per thread.
-template <int MAXD>
-__device__ __forceinline__ void decoder(const RfLayout& l, int lin, const float* z, float* out, const float* bias,
-                                        const float* __restrict__ w, float* sm, Stream& s) {
-  const RfGemm g = l.gemm[lin];
-  const int width = l.m.width, seq = l.m.seq, ld = l.ld, tile = l.tile;
-  const int items = l.m.skip & kSkipDecoder ? 0 : tile * (g.n / 4);
-  float acc[MAXD][4];
-#pragma unroll
-  for (int i = 0; i < MAXD; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
-  for (int k0 = 0; k0 < g.k; k0 += g.kc) {
-    const float* wc = next_chunk(l, w, sm, s);
-    const int rows = min(g.kc, g.k - k0);
-#pragma unroll
-    for (int i = 0; i < MAXD; ++i) {
-      const int it = threadIdx.x + i * blockDim.x;
-      if (it >= items) break;
-      const int smp = it % tile, col = (it / tile) * 4;
-      const float* zp = z + smp * l.z_stride + k0;
-      for (int kk = 0; kk < rows; ++kk) {
-        const float a = zp[kk];
-        const float4 b = *reinterpret_cast<const float4*>(wc + kk * g.n + col);
-        acc[i][0] = fmaf(a, b.x, acc[i][0]), acc[i][1] = fmaf(a, b.y, acc[i][1]);
-        acc[i][2] = fmaf(a, b.z, acc[i][2]), acc[i][3] = fmaf(a, b.w, acc[i][3]);
-      }
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < MAXD; ++i) {
-    const int it = threadIdx.x + i * blockDim.x;
-    if (it >= items) break;
-    const int smp = it % tile, j = (it / tile) * 4;
-    const int pos = j / width, c = j - pos * width, row = smp * seq + pos;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) out[(c + e) * ld + row] = acc[i][e] + bias[j + e];
-  }
-}
-
 template <int THREADS, int G, int MAXT, int MAXD, int CTAS>
 __global__ void __launch_bounds__(THREADS, CTAS) row_ffma_kernel(const __grid_constant__ Args a) {
   extern __shared__ float4 smem4[];
@@ -498,9 +365,7 @@ __global__ void __launch_bounds__(THREADS, CTAS) row_ffma_kernel(const __grid_co
   // The floats, and zeros in the activations (rows past the tile's samples are computed, never read).
   for (int i = threadIdx.x; i < m.floats_count; i += blockDim.x) sm[l.floats_smem + i] = a.floats[i];
   for (int i = threadIdx.x; i < (2 * m.width + l.big_rows) * l.ld; i += blockDim.x) sm[l.h_smem + i] = 0.f;
-#if IE_RF_BULK
-  if (threadIdx.x == 0) dev::mbar_init(slot_barrier(l, sm, 0)), dev::mbar_init(slot_barrier(l, sm, 1));
-#endif
+  ffma::init_slots(ffma::slots_of(l, sm));
   __syncthreads();
   Stream st;
   issue_chunk(l, a.weights, sm, st);
@@ -544,8 +409,21 @@ __global__ void __launch_bounds__(THREADS, CTAS) row_ffma_kernel(const __grid_co
     }
     __syncthreads();
     layer_norm_rows(l, h, act, m.width, sm, m.final_norm);
-    encoder(l, lin++, act, big, z, fl + m.enc.bias, a.latent, sample0, valid, a.weights, sm, st);
-    decoder<MAXD>(l, lin++, z, h, fl + m.dec.bias, a.weights, sm, st);
+    const int seq = m.seq, ld = l.ld;
+    ffma::encode(
+        l.tile, seq, m.width, m.latent, l.gemm[lin].kc,
+        [&](int smp, int pos, int c) { return act[c * ld + smp * seq + pos]; },
+        [&] { return next_chunk(l, a.weights, sm, st); }, m.skip & kSkipEncoder, big, z, l.z_stride, fl + m.enc.bias,
+        a.latent, sample0, valid);
+    ++lin;
+    ffma::decode<MAXD>(
+        l.tile, seq, m.width, m.latent, l.gemm[lin].kc, z, l.z_stride, [&] { return next_chunk(l, a.weights, sm, st); },
+        m.skip & kSkipDecoder, fl + m.dec.bias,
+        [&](int smp, int pos, int c, float4 v) {
+          float* o = h + c * ld + smp * seq + pos;  // column-major: the 4 columns ld apart
+          o[0] = v.x, o[ld] = v.y, o[2 * ld] = v.z, o[3 * ld] = v.w;
+        });
+    ++lin;
     __syncthreads();
     layer_norm_rows(l, h, act, m.width, sm, m.dec_norm);
     Epilogue out;
@@ -554,7 +432,7 @@ __global__ void __launch_bounds__(THREADS, CTAS) row_ffma_kernel(const __grid_co
     out.valid_rows = static_cast<int>(valid * m.seq);
     linear(m.out, act, nullptr, out);
   }
-  wait_chunk(l, sm, st);  // the next tile's first chunk, issued past the last tile: landed before the CTA exits
+  ffma::wait(ffma::slots_of(l, sm), st);  // the next tile's first chunk, issued past the last tile: landed before exit
 }
 
 // The kernel compiled for the layout's form (threads, row groups, CTAs per SM: kRfCompiled), nullptr for another.

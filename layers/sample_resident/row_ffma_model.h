@@ -54,4 +54,36 @@ struct RfLayout {
   int32_t smem_bytes = 0;
 };
 
+// The lane-per-row form (row_lane.cuh): one lane holds one row of a sample (width floats) in registers from the
+// embedding to the output; the Linears' W [k][n] are read from shared memory as broadcasts (every lane of a warp
+// the same 16 bytes). A warp packs spw = 32 / seq whole samples; a CTA of `warps` warps takes tile = warps x spw
+// samples. Weights stream by stage (row_tile_model.h: the embedding; per block q | k | v with the projection, fc1
+// with fc2; the encoder; the decoder; the output Linear), a stage larger than a slot (the encoder's and decoder's
+// W) in chunks of whole rows.
+constexpr int kRlMaxChunks = 4 + 2 * kRtMaxBlocks + 8;
+constexpr int kRlMaxDecoderItems = 16;  // 4-column decoder items per thread (registers)
+struct RlShape {
+  int width, head_dim;
+};
+constexpr RlShape kRlShapes[] = {{64, 16}};  // compiled (a row in registers: compile-time sizes)
+
+struct RlChunk {
+  int32_t w = 0;       // float offset in the weight blob
+  int32_t floats = 0;  // a multiple of 4
+};
+
+struct RlLayout {
+  RtModel m;  // sizes, float offsets; RtLinear::w: the float offset of its W [k][n] in its stage
+  int32_t chunks = 0;
+  RlChunk chunk[kRlMaxChunks];
+  int32_t enc_kc = 0, dec_kc = 0;  // rows of the encoder's and the decoder's W per chunk
+  int32_t warps = 8, spw = 0, tile = 0;
+  // Shared memory, float offsets: the floats; two weight slots; scratch (a warp's k and v rows for one head during
+  // attention, kv_stride floats a lane; the tile's rows flattened, flat_stride floats a sample and row_stride a
+  // row, for the encoder and the decoder); the encoder's partial sums; the latents (z_stride a sample); barriers.
+  int32_t floats_smem = 0, slots_smem = 0, slot_floats = 0, scratch_smem = 0, kv_stride = 0;
+  int32_t flat_stride = 0, row_stride = 0, partial_smem = 0, enc_split = 1, z_smem = 0, z_stride = 0;
+  int32_t bars_smem = 0, smem_bytes = 0;
+};
+
 }  // namespace ie::sr

@@ -227,6 +227,16 @@ bool recognize(const ChainSpec& spec, const Pack& pack, RtBuilt* result, std::ve
   return true;
 }
 
+// W [k][n] floats from a Linear's W^T [n][k] (compute F32).
+std::vector<unsigned char> pack_kn(const ChainOp& op) {
+  const int n = static_cast<int>(op.w32.size()) / op.k;
+  std::vector<float> w(op.w32.size());
+  for (int j = 0; j < n; ++j)
+    for (int k = 0; k < op.k; ++k) w[static_cast<size_t>(k) * n + j] = op.w32[static_cast<size_t>(j) * op.k + k];
+  return std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(w.data()),
+                                    reinterpret_cast<const unsigned char*>(w.data() + w.size()));
+}
+
 }  // namespace
 
 bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* result, std::string* why) {
@@ -292,15 +302,7 @@ bool build_row_ffma(const ChainSpec& spec, const RfBudget& budget, RfBuilt* resu
   if (spec.compute != Elem::F32) return fail(why, "the FFMA kernel computes in float32");
   RtBuilt b;
   std::vector<std::vector<unsigned char>> stages;
-  const Pack pack = [](const ChainOp& op) {  // W [k][n] from W^T [n][k]
-    const int n = static_cast<int>(op.w32.size()) / op.k;
-    std::vector<float> w(op.w32.size());
-    for (int j = 0; j < n; ++j)
-      for (int k = 0; k < op.k; ++k) w[static_cast<size_t>(k) * n + j] = op.w32[static_cast<size_t>(j) * op.k + k];
-    return std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(w.data()),
-                                      reinterpret_cast<const unsigned char*>(w.data() + w.size()));
-  };
-  if (!recognize(spec, pack, &b, &stages, why)) return false;
+  if (!recognize(spec, pack_kn, &b, &stages, why)) return false;
   RfBuilt r;
   RfLayout& l = r.layout;
   l.m = b.model;
@@ -388,6 +390,91 @@ bool build_row_ffma(const ChainSpec& spec, const RfBudget& budget, RfBuilt* resu
   l.h_smem = at, at += D * l.ld;
   l.a_smem = at, at += D * l.ld;
   l.big_smem = at, at += l.big_rows * l.ld;
+  l.z_smem = at, at += align_up(l.tile * l.z_stride, 4);
+  l.bars_smem = at, at += 4;
+  l.smem_bytes = at * 4;
+  *result = std::move(r);
+  return true;
+}
+
+bool build_row_lane(const ChainSpec& spec, const RlBudget& budget, RlBuilt* result, std::string* why) {
+  if (spec.compute != Elem::F32) return fail(why, "the FFMA kernel computes in float32");
+  RtBuilt b;
+  std::vector<std::vector<unsigned char>> stages;
+  if (!recognize(spec, pack_kn, &b, &stages, why)) return false;
+  RlBuilt r;
+  RlLayout& l = r.layout;
+  l.m = b.model;
+  RtModel& m = l.m;
+  const int D = m.width, S = m.seq;
+  if (m.x_elem != Elem::F32 || m.recon_elem != Elem::F32 || m.latent_elem != Elem::F32)
+    return fail(why, "the FFMA kernel reads and writes float32 tensors");
+  bool shape = false;
+  for (const RlShape& c : kRlShapes) shape |= c.width == D && c.head_dim == m.head_dim;
+  if (!shape)
+    return fail(why, "width ", D, " with head dim ", m.head_dim, " (the row-per-lane kernel is compiled for ",
+                kRlShapes[0].width, " / ", kRlShapes[0].head_dim, ")");
+  if (S < 1 || S > kRfMaxSeq) return fail(why, "sequences of ", S, " rows (up to ", kRfMaxSeq, ")");
+  if (m.slice % 4 || m.hidden % 16 || m.latent % 4)
+    return fail(why, "slice ", m.slice, " (a multiple of 4), hidden ", m.hidden, " (of 16), latent ", m.latent,
+                " (of 4)");
+  // Linears' W at float offsets in their stages; the stages one after another in the blob.
+  auto to_floats = [](RtLinear& L) { L.w /= 4; };
+  to_floats(m.embed), to_floats(m.enc), to_floats(m.dec), to_floats(m.out);
+  for (int i = 0; i < m.blocks; ++i) {
+    RtBlock& blk = m.block[i];
+    to_floats(blk.qkv), to_floats(blk.proj), to_floats(blk.fc1), to_floats(blk.fc2);
+  }
+  m.floats_count = static_cast<int>(b.floats.size());
+  r.floats = std::move(b.floats);
+  std::vector<int> stage_at(stages.size());
+  int slot = 0;
+  const size_t enc = 1 + 2 * m.blocks, dec = enc + 1;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    stage_at[i] = static_cast<int>(r.weights.size());
+    r.weights.insert(r.weights.end(), reinterpret_cast<const float*>(stages[i].data()),
+                     reinterpret_cast<const float*>(stages[i].data() + stages[i].size()));
+    if (i != enc && i != dec) slot = std::max(slot, static_cast<int>(stages[i].size() / 4));
+  }
+  // The tile: whole samples per warp; the encoder's items (4 columns of two samples) within the threads.
+  l.warps = budget.threads / 32, l.spw = 32 / S, l.tile = l.warps * l.spw;
+  const int threads = budget.threads, items = (l.tile + 1) / 2 * (m.latent / 4);
+  if (items > threads) return fail(why, "a latent of ", m.latent, " has more encoder items than threads");
+  if ((l.tile * (S * D / 4) + threads - 1) / threads > kRlMaxDecoderItems)
+    return fail(why, "the decoder's ", S * D, " columns exceed the kernel's items per thread");
+  l.enc_split = std::max(1, threads / items);
+  l.row_stride = D + 4, l.flat_stride = S * l.row_stride, l.kv_stride = 2 * m.head_dim + 4;
+  l.z_stride = m.latent % 2 ? m.latent : m.latent + 1;
+  const int scratch = std::max(l.tile * l.flat_stride, l.warps * 32 * l.kv_stride);
+  const int partial = l.enc_split * l.tile * m.latent;
+  const int fixed = align_up(m.floats_count, 4) + scratch + partial + align_up(l.tile * l.z_stride, 4) + 4;
+  // Two slots of the largest stage but the encoder's and decoder's (those in chunks of whole rows), or of those
+  // too where they fit.
+  const int room = (budget.smem_bytes / 4 - fixed) / 2 / 4 * 4;
+  const int whole = std::max(static_cast<int>(stages[enc].size()), static_cast<int>(stages[dec].size())) / 4;
+  if (room < slot || room < S * D)
+    return fail(why, "a stage of ", slot * 4, " bytes does not fit two slots beside a tile of ", l.tile, " samples");
+  l.slot_floats = std::min(room, std::max(slot, whole));
+  l.enc_kc = std::min(S * D, l.slot_floats / m.latent);
+  l.dec_kc = std::min(m.latent, l.slot_floats / (S * D));
+  auto chunk = [&](int at, int floats) {
+    if (l.chunks == kRlMaxChunks) return false;
+    l.chunk[l.chunks].w = at, l.chunk[l.chunks].floats = floats;
+    ++l.chunks;
+    return true;
+  };
+  bool ok = true;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const int floats = static_cast<int>(stages[i].size() / 4);
+    const int step = i == enc ? l.enc_kc * m.latent : i == dec ? l.dec_kc * S * D : floats;
+    for (int at = 0; at < floats; at += step) ok &= chunk(stage_at[i] + at, std::min(step, floats - at));
+  }
+  if (!ok) return fail(why, "more than ", kRlMaxChunks, " weight chunks");
+  int at = 0;
+  l.floats_smem = at, at += align_up(m.floats_count, 4);
+  l.slots_smem = at, at += 2 * l.slot_floats;
+  l.scratch_smem = at, at += scratch;
+  l.partial_smem = at, at += partial;
   l.z_smem = at, at += align_up(l.tile * l.z_stride, 4);
   l.bars_smem = at, at += 4;
   l.smem_bytes = at * 4;

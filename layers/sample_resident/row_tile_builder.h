@@ -58,6 +58,22 @@ struct RfBuilt {
 /// size is outside the kernel's range or no tile fits.
 bool build_row_ffma(const ChainSpec& spec, const RfBudget& budget, RfBuilt* out, std::string* why);
 
+// The row-per-lane FFMA kernel's budget (row_lane.cuh).
+struct RlBudget {
+  int smem_bytes = 227 * 1024;
+  int threads = 256;  // compiled
+};
+
+struct RlBuilt {
+  RlLayout layout;
+  std::vector<float> weights;  // the stages, each Linear's W [k][n]
+  std::vector<float> floats;
+};
+
+/// Lays out `spec` (compute F32) for the row-per-lane FFMA kernel; false with the reason when it is not that
+/// architecture, a size is outside the kernel's range or the tile does not fit.
+bool build_row_lane(const ChainSpec& spec, const RlBudget& budget, RlBuilt* out, std::string* why);
+
 /// W^T [n][k] (16-bit elements) in fragment order (n and k multiples of 16).
 std::vector<uint16_t> fragment_order(const std::vector<uint16_t>& wt, int n, int k);
 

@@ -1,8 +1,7 @@
-// The fused set's ie.Linear (WMMA, fp16 and bf16 modes) against the CPU backend: MatMul + Add and Gemm (transB)
-// with and without an activation, on row counts 1, 7, 8 (the small-rows kernel), 9 and 5121 (a partial row tile)
-// and K x N from the SSA's
-// (32x64, 64x128, 128x64, 640x32, 32x640) to odd ones (K not a multiple of 8: element-wise staging; N not a
-// multiple of the column block), checking that the fused set served the step.
+// The fused set's ie.Linear (WMMA in the fp16 and bf16 modes, FFMA in strict fp32) against the CPU backend: MatMul +
+// Add and Gemm (transB) with and without an activation, on row counts 1, 7, 8 (the small-rows kernel), 9 and 5121 (a
+// partial row tile) and K x N from the SSA's (32x64, 64x128, 128x64, 640x32, 32x640) to odd ones (K not a multiple of
+// 8: element-wise staging; N not a multiple of the column block), checking that the fused set served the step.
 #include <cmath>
 #include <tuple>
 
@@ -80,19 +79,64 @@ TEST_CASE("cuda Linear (fused set) matches the CPU in fp16 and bf16 on odd shape
     }
 }
 
-TEST_CASE("cuda Linear declines float32 products to the reference set, which runs every activation") {
+TEST_CASE("cuda Linear in strict fp32: the FFMA kernel on odd shapes; tf32 declines to the reference set") {
   IE_REQUIRE_GPU();
-  for (const char* act : {"", "Relu", "Gelu", "Sigmoid"}) {
-    const LinearCase c{37, 64, 48, act, false};
-    const std::string what = std::string("fp32 linear + ") + act;
+  const ScopedEnv ffma("IE_LINEAR_FP32", "ffma");  // every shape it supports, whatever the rows and activation
+  // Rows 1, 7 and 129 (a partial 128-row tile), 5121; K and N from the SSA's and the conv net's products to odd
+  // multiples of 4 (K not a multiple of the 16-deep k-step, N not of the 64-column block).
+  const std::vector<LinearCase> cases = {
+      {5121, 32, 64, "", false},      {7, 64, 64, "", true},         {1, 64, 128, "Gelu", false},
+      {129, 128, 64, "", false},      {7, 640, 32, "", true},        {129, 32, 640, "", true},
+      {7, 12, 20, "Relu", false},     {5121, 36, 68, "Gelu", false}, {1, 1024, 32, "Relu", true},
+      {129, 1000, 96, "Tanh", false}, {9, 4, 4, "Sigmoid", false},
+  };
+  for (const LinearCase& c : cases) {
+    const std::string what = std::string(c.gemm ? "Gemm" : "MatMul+Add") + " fp32 " + std::to_string(c.rows) + "x" +
+                             std::to_string(c.k) + " -> " + std::to_string(c.n) + (c.act[0] ? " + " : "") + c.act;
     INFO(what);
     const Graph g = linear_graph(c, what);
     const Tensor x = random_uniform({c.rows, c.k}, seed_of(what, 1), -1.f, 1.f);
-    for (Precision p : {Precision::fp32, Precision::tf32}) {
-      CHECK(kernel_set_serving(g, {{"x", x.shape()}}, p, "Linear") == kernel_set::kCudaReference);
-      const Tolerance tol = p == Precision::fp32 ? Tolerance{1e-5, 1e-4} : Tolerance{5e-3, 5e-3};
-      check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", x}}),
-                          run_graph_on(Path{kernel_set::kCpu}, g, {{"x", x}}), tol);
+    CHECK(kernel_set_serving(g, {{"x", x.shape()}}, Precision::fp32, "Linear") == kernel_set::kCuda);
+    check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", Precision::fp32}, g, {{"x", x}}),
+                        run_graph_on(Path{kernel_set::kCpu}, g, {{"x", x}}), Tolerance{1e-5, 1e-4});
+  }
+  // K or N not a multiple of 4, and every tf32 product, run on the reference set's cuBLASLt.
+  for (const char* act : {"", "Relu", "Gelu", "Sigmoid"})
+    for (const LinearCase& c : {LinearCase{37, 64, 10, act, false}, LinearCase{37, 30, 48, act, true}}) {
+      const std::string what =
+          std::string("fp32 / tf32 linear ") + std::to_string(c.k) + " -> " + std::to_string(c.n) + " + " + act;
+      INFO(what);
+      const Graph g = linear_graph(c, what);
+      const Tensor x = random_uniform({c.rows, c.k}, seed_of(what, 1), -1.f, 1.f);
+      for (Precision p : {Precision::fp32, Precision::tf32}) {
+        CHECK(kernel_set_serving(g, {{"x", x.shape()}}, p, "Linear") == kernel_set::kCudaReference);
+        const Tolerance tol = p == Precision::fp32 ? Tolerance{1e-5, 1e-4} : Tolerance{5e-3, 5e-3};
+        check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", x}}),
+                            run_graph_on(Path{kernel_set::kCpu}, g, {{"x", x}}), tol);
+      }
+    }
+}
+
+TEST_CASE("cuda Linear in strict fp32 takes the FFMA kernel where it was measured faster than cuBLASLt") {
+  IE_REQUIRE_GPU();
+  // GELU (a second pass on cuBLASLt) from 131072 rows: FFMA; no activation, or fewer rows: cuBLASLt.
+  struct Pick {
+    LinearCase c;
+    const char* set;
+  };
+  for (const Pick& pick : {Pick{{131072, 8, 8, "Gelu", false}, kernel_set::kCuda},
+                           Pick{{131071, 8, 8, "Gelu", false}, kernel_set::kCudaReference},
+                           Pick{{131072, 8, 8, "", false}, kernel_set::kCudaReference},
+                           Pick{{131072, 8, 8, "Relu", false}, kernel_set::kCudaReference}}) {
+    const LinearCase& c = pick.c;
+    const std::string what = std::string("fp32 pick ") + std::to_string(c.rows) + " rows + " + c.act;
+    INFO(what);
+    const Graph g = linear_graph(c, what);
+    CHECK(kernel_set_serving(g, {{"x", Shape{c.rows, c.k}}}, Precision::fp32, "Linear") == pick.set);
+    if (pick.set == kernel_set::kCuda) {
+      const Tensor x = random_uniform({c.rows, c.k}, seed_of(what, 1), -1.f, 1.f);
+      check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", Precision::fp32}, g, {{"x", x}}),
+                          run_graph_on(Path{kernel_set::kCpu}, g, {{"x", x}}), Tolerance{1e-5, 1e-4});
     }
   }
 }
@@ -110,17 +154,22 @@ TEST_CASE("cuda Linear with a residual (linear_residual) matches the CPU in ever
     g.inputs.push_back(TensorDecl{"r", DType::Float32, {rows, n}, {"", ""}});
     const std::map<std::string, Tensor> feeds = {{"x", random_uniform({rows, k}, seed_of(what, 1), -1.f, 1.f)},
                                                  {"r", random_uniform({rows, n}, seed_of(what, 4), -1.f, 1.f)}};
-    for (Precision p : all_precisions()) {
-      INFO(what, " in ", precision_name(p));
-      const bool fused_set = p == Precision::fp16 || p == Precision::bf16;
-      CHECK(kernel_set_serving(g, {{"x", Shape{rows, k}}, {"r", Shape{rows, n}}}, p, "Linear") ==
-            (fused_set ? kernel_set::kCuda : kernel_set::kCudaReference));
-      const Tolerance tol = p == Precision::fp32   ? Tolerance{1e-5, 1e-4}
-                            : p == Precision::tf32 ? Tolerance{5e-3, 5e-3}
-                                                   : tolerance_of(p);
-      check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, feeds),
-                          run_graph_on(Path{kernel_set::kCpu}, g, feeds), tol);
-    }
+    for (std::string fp32_choice : {"", "ffma"})
+      for (Precision p : all_precisions()) {
+        if (!fp32_choice.empty() && p != Precision::fp32) continue;
+        INFO(what, " in ", precision_name(p), " (IE_LINEAR_FP32=", fp32_choice, ")");
+        const ScopedEnv env("IE_LINEAR_FP32", fp32_choice);
+        // fp16 and bf16 on WMMA; fp32 on FFMA where forced and K, N are multiples of 4, else on cuBLASLt
+        const bool fused_set = p == Precision::fp16 || p == Precision::bf16 ||
+                               (p == Precision::fp32 && !fp32_choice.empty() && k % 4 == 0 && n % 4 == 0);
+        CHECK(kernel_set_serving(g, {{"x", Shape{rows, k}}, {"r", Shape{rows, n}}}, p, "Linear") ==
+              (fused_set ? kernel_set::kCuda : kernel_set::kCudaReference));
+        const Tolerance tol = p == Precision::fp32   ? Tolerance{1e-5, 1e-4}
+                              : p == Precision::tf32 ? Tolerance{5e-3, 5e-3}
+                                                     : tolerance_of(p);
+        check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g, feeds),
+                            run_graph_on(Path{kernel_set::kCpu}, g, feeds), tol);
+      }
   }
 }
 

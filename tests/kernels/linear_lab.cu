@@ -1,7 +1,8 @@
-// Lab for the fused set's ie.Linear kernel in fp16 and bf16 (layers/linear/linear_fused.cuh): a float64 CPU
-// reference, validation on odd shapes (rows 1, 7, 5121; K and N not multiples of the tiles; misaligned A) with
-// every activation and a residual, then timings of the SSA's products at batch 512 and 65536 (rows = batch x 10,
-// or batch for the latent products) in TFLOP/s and GB/s (A read, Y written, W once) against the H200's peaks.
+// Lab for the fused set's ie.Linear kernels: WMMA in fp16 and bf16 (layers/linear/linear_fused.cuh), FFMA in strict
+// fp32 (layers/linear/linear_ffma.cuh): a float64 CPU reference, validation on odd shapes (rows 1, 7, 5121; K and N
+// not multiples of the tiles; misaligned A for WMMA) with every activation and a residual, then timings of the
+// SSA's products at batch 512 and 65536 (rows = batch x 10, or batch for the latent products) in TFLOP/s and GB/s
+// (A read, Y written, W once) against the H200's peaks (790 TFLOP/s of 16-bit Tensor Cores, 67 of FFMA).
 //
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
@@ -26,6 +27,12 @@
 //     time), W's column block shared across more row tiles, mma.sync fragments instead of WMMA's shared-memory
 //     round trip for the accumulators.
 //   ptxas: 48-96 registers, no spills.
+// Strict fp32 on FFMA (linear_ffma.cuh; tools/results/h200/linear_ffma/call_a/linear_lab.log), ms at 655,360 rows:
+//   32->64 0.129, 64->64 0.180 (44% of the FFMA rate), 64->128+GELU 0.415 (against cuBLASLt plus its GELU pass:
+//   0.674 in the engine's profile), 128->64 0.294 (55%), out 64->32 0.174 (half the 64-column block is padding;
+//   cuBLASLt 0.122), 640->32 at 65,536 rows 0.146 (512 CTAs walk K = 640; cuBLASLt 0.098). At 5,120 rows 0.010 to
+//   0.016 ms, latency-bound. Hence the engine takes it only for GELU, Tanh and Sigmoid products from 131072 rows.
+//   ptxas: 79 registers, 25 KB of static shared memory, no spills.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -36,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "layers/linear/linear_ffma.cuh"
 #include "layers/linear/linear_fused.cuh"
 #include "tests/kernels/lab_util.cuh"
 
@@ -55,18 +63,50 @@ template <>
 __nv_bfloat16 to_t<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
 }
+template <>
+float to_t<float>(float v) {
+  return v;
+}
 float from_t(__half v) { return __half2float(v); }
 float from_t(__nv_bfloat16 v) { return __bfloat162float(v); }
+float from_t(float v) { return v; }
 
 template <class T>
 const char* type_name() {
-  return std::is_same_v<T, __half> ? "f16" : "bf16";
+  return std::is_same_v<T, float> ? "f32" : std::is_same_v<T, __half> ? "f16" : "bf16";
+}
+
+// The padded sizes of W as each kernel reads it.
+template <class T>
+int padded_k(int k) {
+  return std::is_same_v<T, float> ? ie::lin::ffma::padded_k(k) : ie::lin::padded_k(k);
+}
+template <class T>
+int padded_n(int n) {
+  return std::is_same_v<T, float> ? ie::lin::ffma::padded_n(n) : ie::lin::padded_n(n);
+}
+
+// One product on the kernel of T: FFMA for float, WMMA for the 16-bit types.
+template <class T>
+cudaError_t launch_product(const T* a, const void* w, const float* bias, const T* residual, T* y, int64_t rows, int k,
+                           int n, Act act, cudaStream_t s) {
+  if constexpr (std::is_same_v<T, float>) {
+    ie::lin::ffma::Params p;
+    p.a = a, p.w = static_cast<const float*>(w), p.bias = bias, p.residual = residual, p.y = y;
+    p.rows = rows, p.k = k, p.n = n, p.kp = padded_k<T>(k), p.np = padded_n<T>(n), p.act = act;
+    return ie::lin::ffma::launch(p, s);
+  } else {
+    ie::lin::Params p;
+    p.a = a, p.w = w, p.bias = bias, p.residual = residual, p.y = y;
+    p.rows = rows, p.k = k, p.n = n, p.kp = padded_k<T>(k), p.np = padded_n<T>(n), p.act = act;
+    return ie::lin::launch<T>(p, s);
+  }
 }
 
 // W [K, N] (float, already rounded to T) packed as the kernel reads it: [kp, np] zero-padded.
 template <class T>
 std::vector<T> pack(const std::vector<float>& w, int k, int n) {
-  const int kp = ie::lin::padded_k(k), np = ie::lin::padded_n(n);
+  const int kp = padded_k<T>(k), np = padded_n<T>(n);
   std::vector<T> out(static_cast<size_t>(kp) * np, to_t<T>(0.f));
   for (int i = 0; i < k; ++i)
     for (int j = 0; j < n; ++j) out[static_cast<size_t>(i) * np + j] = to_t<T>(w[static_cast<size_t>(i) * n + j]);
@@ -100,19 +140,14 @@ int check_case(int64_t rows, int k, int n, Act act, bool residual, bool misalign
   auto db = upload(b);
   DeviceBuf dy(rows * n * sizeof(T));
   CUDA_CHECK(cudaMemset(dy.p, 0xff, rows * n * sizeof(T)));
-  ie::lin::Params p;
-  p.a = static_cast<const T*>(da->p) + off;
-  p.w = dw->p;
-  p.bias = static_cast<const float*>(db->p);
-  p.residual = residual ? dr->p : nullptr;
-  p.y = dy.p;
-  p.rows = rows, p.k = k, p.n = n, p.kp = ie::lin::padded_k(k), p.np = ie::lin::padded_n(n), p.act = act;
-  CUDA_CHECK(ie::lin::launch<T>(p, 0));
+  CUDA_CHECK(launch_product<T>(static_cast<const T*>(da->p) + off, dw->p, static_cast<const float*>(db->p),
+                               residual ? static_cast<const T*>(dr->p) : nullptr, static_cast<T*>(dy.p), rows, k, n,
+                               act, 0));
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<T> y(rows * n);
   CUDA_CHECK(cudaMemcpy(y.data(), dy.p, y.size() * sizeof(T), cudaMemcpyDeviceToHost));
   double worst = 0;
-  const double unit = std::is_same_v<T, __half> ? 1.0 / 2048 : 1.0 / 256;
+  const double unit = std::is_same_v<T, float> ? 0.0 : std::is_same_v<T, __half> ? 1.0 / 2048 : 1.0 / 256;
   for (int64_t i = 0; i < rows; ++i)
     for (int j = 0; j < n; ++j) {
       double acc = b[j];
@@ -122,7 +157,8 @@ int check_case(int64_t rows, int k, int n, Act act, bool residual, bool misalign
       const double err = std::fabs(from_t(y[i * n + j]) - want) / (0.05 + std::fabs(want));
       worst = std::isnan(err) ? 1e30 : std::max(worst, err);
     }
-  const double tol = unit + k * 6e-8 + 2e-4;  // GELU's erfc approximation and __expf: ~1e-6 relative
+  // GELU's erfc approximation and __expf: ~1e-6 relative; tanh.approx in GeluTanh's 16-bit paths.
+  const double tol = unit + k * 6e-8 + (std::is_same_v<T, float> ? 1e-5 : 2e-4);
   const bool ok = worst <= tol;
   printf("%s %-4s %6lldx%-4d -> %-4d act %d%s%s  max rel err %.2e (tol %.2e)\n", ok ? "PASS" : "FAIL", type_name<T>(),
          static_cast<long long>(rows), k, n, static_cast<int>(act), residual ? " +residual" : "",
@@ -141,10 +177,17 @@ int validate() {
   const Shape shapes[] = {{5121, 32, 64}, {7, 64, 64},   {1, 64, 128},  {5121, 128, 64}, {7, 640, 32}, {7, 32, 640},
                           {7, 40, 20},    {129, 33, 70}, {1, 1000, 96}, {64, 16, 1},     {65, 8, 33},  {3, 16, 65}};
   const Act acts[] = {Act::None, Act::Gelu, Act::Relu, Act::GeluTanh, Act::Tanh, Act::Sigmoid};
+  const bool fp32 = std::is_same_v<T, float>;
   int i = 0;
   for (const Shape& s : shapes) {
-    failures += check_case<T>(s.rows, s.k, s.n, acts[i % 6], i % 3 == 1, false, seed++);
+    if (!fp32 || ie::lin::ffma::supports(s.k, s.n))  // FFMA: K and N multiples of 4 (others run on cuBLASLt)
+      failures += check_case<T>(s.rows, s.k, s.n, acts[i % 6], i % 3 == 1, false, seed++);
     ++i;
+  }
+  if (fp32) {  // odd multiples of 4, partial 128-row tiles
+    failures += check_case<T>(129, 36, 68, Act::Gelu, true, false, seed++);
+    failures += check_case<T>(257, 12, 20, Act::Relu, false, false, seed++);
+    return failures;
   }
   failures += check_case<T>(37, 64, 64, Act::Gelu, true, true, seed++);
   failures += check_case<T>(37, 24, 40, Act::None, false, true, seed++);
@@ -181,21 +224,20 @@ void time_shapes(const std::string& filter, FILE* csv) {
       auto dw = upload(pack<T>(w, pr.k, pr.n));
       auto db = upload(bias);
       DeviceBuf y(rows * pr.n * sizeof(T));
-      ie::lin::Params p;
-      p.w = dw->p, p.bias = static_cast<const float*>(db->p), p.y = y.p, p.rows = rows, p.k = pr.k, p.n = pr.n;
-      p.kp = ie::lin::padded_k(pr.k), p.np = ie::lin::padded_n(pr.n), p.act = pr.act;
       const float ms = lab::median_ms(
           [&](int i) {
-            p.a = as[i % kBuffers]->p;
-            CUDA_CHECK(ie::lin::launch<T>(p, stream));
+            CUDA_CHECK(launch_product<T>(static_cast<const T*>(as[i % kBuffers]->p), dw->p,
+                                         static_cast<const float*>(db->p), nullptr, static_cast<T*>(y.p), rows, pr.k,
+                                         pr.n, pr.act, stream));
           },
           stream);
       const double flops = 2.0 * rows * pr.k * pr.n;
       const double bytes = double(rows) * (pr.k + pr.n) * sizeof(T);
       const double tflops = flops / (ms * 1e-3) / 1e12, gbps = bytes / (ms * 1e-3) / 1e9;
+      const double peak = std::is_same_v<T, float> ? 67 : 790;
       printf(
-          "%-4s batch %6d %-18s rows %8lld  %8.4f ms  %7.1f TFLOP/s (%4.1f%% of 790)  %6.0f GB/s (%4.1f%% of 4000)\n",
-          type_name<T>(), batch, pr.name, static_cast<long long>(rows), ms, tflops, 100 * tflops / 790, gbps,
+          "%-4s batch %6d %-18s rows %8lld  %8.4f ms  %7.1f TFLOP/s (%4.1f%% of %.0f)  %6.0f GB/s (%4.1f%% of 4000)\n",
+          type_name<T>(), batch, pr.name, static_cast<long long>(rows), ms, tflops, 100 * tflops / peak, peak, gbps,
           100 * gbps / 4000);
       if (csv)
         fprintf(csv, "%s,%d,%s,%lld,%.5f,%.2f,%.1f\n", type_name<T>(), batch, pr.name, static_cast<long long>(rows), ms,
@@ -209,11 +251,12 @@ void time_shapes(const std::string& filter, FILE* csv) {
 
 int main(int argc, char** argv) {
   return lab::run_lab(
-      argc, argv, [] { return validate<__half>() + validate<__nv_bfloat16>(); },
+      argc, argv, [] { return validate<__half>() + validate<__nv_bfloat16>() + validate<float>(); },
       [](const std::string& filter, FILE* csv) {
         if (csv) fprintf(csv, "type,batch,product,rows,ms,tflops,gbps\n");
         printf("== timing: median of 50 launches after 5 warm-ups, inputs rotated over 3 buffers ==\n");
         time_shapes<__nv_bfloat16>(filter, csv);
         time_shapes<__half>(filter, csv);
+        time_shapes<float>(filter, csv);
       });
 }

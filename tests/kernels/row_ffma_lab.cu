@@ -38,19 +38,29 @@
 // Against the per-step fp32 path (README: 0.081 / 0.127 / 4.98 ms) this kernel is slower at every batch: a
 // 12-sample tile's products are 128 x 64..192 x 64, too small for more than 4 x 4 per lane with 16 warps, so two
 // 16-byte loads and their address steps come with every 16 FFMAs, and LayerNorm, attention and the epilogues run
-// at a fraction of the warps. Not shipped; kept as the measured baseline for a lane-per-row design (a row's
-// activations in one lane's registers, W broadcast from shared memory: 4 FFMAs per 16-byte load and no A loads).
+// at a fraction of the warps.
+//   L1. the row-per-lane form (layers/sample_resident/row_lane.cuh: a row in one lane's registers, W broadcast from
+//       shared memory, 4 FFMAs per 16-byte load, no A loads; 24 samples per CTA, 255 registers, no spills):
+//       0.375 / 0.378 / 8.04 ms (call_h). ncu at 8192: 390 M instructions (23% fewer than F6) but issue slots only
+//       35% busy: no instruction 2.26 stall cycles per issue (fully unrolled products: a head's q, k, v and
+//       projection are ~5,000 SASS instructions, past the instruction caches), short scoreboard 0.83. Attribution
+//       at 65536: attention's products 3.73 ms against the MLP's 1.79 for the same FLOPs (the MLP's loop body is
+//       half the size), attention's softmax part 1.18, LayerNorms 0.79.
+// Neither form is used by the engine (strict fp32 stays per step); the way on: products whose loop bodies stay in
+// the instruction cache (the row's input in shared memory, 16-byte loads of it per 4 k) with 4 FFMAs per load.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "layers/sample_resident/row_ffma.cuh"
+#include "layers/sample_resident/row_lane.cuh"
 #include "layers/sample_resident/row_tile_builder.h"
 #include "tests/kernels/lab_util.cuh"
 #include "tests/kernels/ssa_chain.h"
@@ -63,48 +73,122 @@ namespace {
 uint16_t no_bits(float, Elem) { return 0; }
 float no_float(uint16_t, Elem) { return 0.f; }
 
+// One kernel under test: built for a chain, launched on a batch, its stages left out by skip bits.
 struct Runner {
-  RfBuilt built;
-  lab::DeviceBuf* w = nullptr;
-  lab::DeviceBuf* f = nullptr;
-  rf::KernelFn fn = nullptr;
+  virtual ~Runner() = default;
+  virtual std::string name() const = 0;
+  virtual bool setup(const ChainSpec& spec, std::string* why) = 0;
+  virtual void launch(const float* x, float* recon, float* latent, int64_t batch) = 0;
+  virtual int tile() const = 0;
+  virtual std::string geometry() const = 0;
+  virtual void set_skip(int skip) = 0;
   int grid_cap = 0;
-  bool setup(const ChainSpec& spec, const RfCompiled& form, std::string* why) {
+  template <class Fn>
+  void prepare(Fn fn, int threads, int smem) {
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem));
+    grid_cap = std::max(1, per_sm) * prop.multiProcessorCount;
+  }
+  int grid(int64_t batch) const { return static_cast<int>(std::min<int64_t>((batch + tile() - 1) / tile(), grid_cap)); }
+};
+
+template <class Built>
+struct Uploaded {
+  lab::DeviceBuf* w = nullptr;
+  lab::DeviceBuf* f = nullptr;
+  void upload(const Built& b) {
+    w = new lab::DeviceBuf(b.weights.size() * 4);
+    f = new lab::DeviceBuf(b.floats.size() * 4);
+    CUDA_CHECK(cudaMemcpy(w->p, b.weights.data(), b.weights.size() * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(f->p, b.floats.data(), b.floats.size() * 4, cudaMemcpyHostToDevice));
+  }
+  ~Uploaded() { delete w, delete f; }
+};
+
+cudaDeviceProp device_prop() {
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  return prop;
+}
+
+// The tiled form (row_ffma.cuh) in one compiled form: "row_ffma_256x2c1" (threads x row groups, CTAs per SM).
+struct TiledRunner : Runner {
+  RfCompiled form;
+  RfBuilt built;
+  Uploaded<RfBuilt> dev;
+  rf::KernelFn fn = nullptr;
+  explicit TiledRunner(const RfCompiled& f) : form(f) {}
+  std::string name() const override {
+    return "row_ffma_" + std::to_string(form.threads) + "x" + std::to_string(form.row_groups) + "c" +
+           std::to_string(form.ctas_per_sm);
+  }
+  bool setup(const ChainSpec& spec, std::string* why) override {
+    const cudaDeviceProp prop = device_prop();
     RfBudget budget;
     budget.smem_bytes = static_cast<int>(prop.sharedMemPerBlockOptin);
     budget.smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
     budget.smem_reserved = static_cast<int>(prop.reservedSharedMemPerBlock);
     budget.compiled = form;
     if (!build_row_ffma(spec, budget, &built, why)) return false;
-    w = new lab::DeviceBuf(built.weights.size() * 4);
-    f = new lab::DeviceBuf(built.floats.size() * 4);
-    CUDA_CHECK(cudaMemcpy(w->p, built.weights.data(), built.weights.size() * 4, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(f->p, built.floats.data(), built.floats.size() * 4, cudaMemcpyHostToDevice));
+    dev.upload(built);
     fn = rf::kernel_for(built.layout);
-    CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, built.layout.smem_bytes));
-    int per_sm = 0;
-    CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, built.layout.threads, built.layout.smem_bytes));
-    grid_cap = std::max(1, per_sm) * prop.multiProcessorCount;
+    prepare(fn, built.layout.threads, built.layout.smem_bytes);
     return true;
   }
-  void launch(const float* x, float* recon, float* latent, int64_t batch, cudaStream_t s = 0) const {
+  void launch(const float* x, float* recon, float* latent, int64_t batch) override {
     rf::Args a;
-    a.l = built.layout, a.weights = static_cast<const float*>(w->p), a.floats = static_cast<const float*>(f->p);
+    a.l = built.layout, a.weights = static_cast<const float*>(dev.w->p), a.floats = static_cast<const float*>(dev.f->p);
     a.x = x, a.recon = recon, a.latent = latent, a.batch = batch;
-    const int64_t tiles = (batch + built.layout.tile - 1) / built.layout.tile;
-    const int grid = static_cast<int>(std::min<int64_t>(tiles, grid_cap));
-    fn<<<grid, built.layout.threads, built.layout.smem_bytes, s>>>(a);
+    fn<<<grid(batch), built.layout.threads, built.layout.smem_bytes>>>(a);
   }
-  ~Runner() { delete w, delete f; }
+  int tile() const override { return built.layout.tile; }
+  std::string geometry() const override {
+    return std::to_string(built.layout.rows) + " rows of " + std::to_string(built.layout.rows_pad);
+  }
+  void set_skip(int skip) override { built.layout.m.skip = skip; }
 };
 
-// threads x row groups, CTAs per SM: "row_ffma_256x2c1".
-std::string form_name(const RfCompiled& f) {
-  return "row_ffma_" + std::to_string(f.threads) + "x" + std::to_string(f.row_groups) + "c" +
-         std::to_string(f.ctas_per_sm);
+// The row-per-lane form (row_lane.cuh): "row_lane".
+struct LaneRunner : Runner {
+  RlBuilt built;
+  Uploaded<RlBuilt> dev;
+  rl::KernelFn fn = nullptr;
+  std::string name() const override { return "row_lane"; }
+  bool setup(const ChainSpec& spec, std::string* why) override {
+    RlBudget budget;
+    budget.smem_bytes = static_cast<int>(device_prop().sharedMemPerBlockOptin);
+    if (!build_row_lane(spec, budget, &built, why)) return false;
+    fn = rl::kernel_for(built.layout);
+    if (!fn) {
+      *why = "no compiled kernel for these sizes";
+      return false;
+    }
+    dev.upload(built);
+    prepare(fn, built.layout.warps * 32, built.layout.smem_bytes);
+    return true;
+  }
+  void launch(const float* x, float* recon, float* latent, int64_t batch) override {
+    rl::Args a;
+    a.l = built.layout, a.weights = static_cast<const float*>(dev.w->p), a.floats = static_cast<const float*>(dev.f->p);
+    a.x = x, a.recon = recon, a.latent = latent, a.batch = batch;
+    fn<<<grid(batch), built.layout.warps * 32, built.layout.smem_bytes>>>(a);
+  }
+  int tile() const override { return built.layout.tile; }
+  std::string geometry() const override {
+    return std::to_string(built.layout.warps) + " warps of " + std::to_string(built.layout.spw) + " samples";
+  }
+  void set_skip(int skip) override { built.layout.m.skip = skip; }
+};
+
+// Every kernel under test: the row-per-lane form, then each compiled tiled form.
+std::vector<std::unique_ptr<Runner>> runners() {
+  std::vector<std::unique_ptr<Runner>> r;
+  r.push_back(std::make_unique<LaneRunner>());
+  for (const RfCompiled& form : kRfCompiled) r.push_back(std::make_unique<TiledRunner>(form));
+  return r;
 }
 
 double rel_l2(const std::vector<float>& got, const std::vector<float>& want) {
@@ -128,14 +212,12 @@ int check_shape(const Shape& s, const char* name, const std::vector<int64_t>& ba
   int failed = 0;
   std::mt19937 rng(7);
   const ChainSpec spec = ssa_chain(s, Elem::F32, rng, no_bits);
-  for (const RfCompiled& form : kRfCompiled) {
-    Runner run;
+  for (auto& run : runners()) {
     std::string why;
-    if (!run.setup(spec, form, &why)) {
-      printf("%-10s %s: the builder declines: %s\n", name, form_name(form).c_str(), why.c_str());
+    if (!run->setup(spec, &why)) {
+      printf("%-10s %s: the builder declines: %s\n", name, run->name().c_str(), why.c_str());
       continue;
     }
-    const RfLayout& l = run.built.layout;
     for (int64_t batch : batches) {
       const int in_per = s.seq * s.slice;
       const std::vector<float> x = spectra(batch, in_per, rng);
@@ -145,7 +227,7 @@ int check_shape(const Shape& s, const char* name, const std::vector<int64_t>& ba
       CUDA_CHECK(cudaMemcpy(dx.p, x.data(), x.size() * 4, cudaMemcpyHostToDevice));
       CUDA_CHECK(cudaMemset(dr.p, 0xff, rr.size() * 4 + 64));  // NaN: a sample left unwritten fails
       CUDA_CHECK(cudaMemset(dz.p, 0xff, rz.size() * 4 + 64));
-      run.launch(static_cast<float*>(dx.p), static_cast<float*>(dr.p), static_cast<float*>(dz.p), batch);
+      run->launch(static_cast<float*>(dx.p), static_cast<float*>(dr.p), static_cast<float*>(dz.p), batch);
       CUDA_CHECK(cudaGetLastError());
       CUDA_CHECK(cudaDeviceSynchronize());
       std::vector<float> gr(rr.size() + 16), gz(rz.size() + 16);
@@ -158,8 +240,8 @@ int check_shape(const Shape& s, const char* name, const std::vector<int64_t>& ba
       const double er = rel_l2(gr, rr), ez = rel_l2(gz, rz);
       const bool ok = er <= 1e-5 && ez <= 1e-5 && past_ok;
       failed += !ok;
-      printf("%-10s %s, tile %2d (%3d rows of %3d), batch %6lld: recon %.2e latent %.2e%s  %s\n", name,
-             form_name(form).c_str(), l.tile, l.rows, l.rows_pad, static_cast<long long>(batch), er, ez,
+      printf("%-10s %s, tile %2d (%s), batch %6lld: recon %.2e latent %.2e%s  %s\n", name, run->name().c_str(),
+             run->tile(), run->geometry().c_str(), static_cast<long long>(batch), er, ez,
              past_ok ? "" : " (written past the batch)", ok ? "ok" : "FAILED");
     }
   }
@@ -194,15 +276,14 @@ void time_ssa(const std::string& filter, FILE* csv) {
   const Shape s;
   const ChainSpec spec = ssa_chain(s, Elem::F32, rng, no_bits);
   const double flops = chain_flops_per_sample(spec);
-  if (csv) fprintf(csv, "kernel,threads,tile,batch,ms,tflops,pct_ffma\n");
+  if (csv) fprintf(csv, "kernel,tile,batch,ms,tflops,pct_ffma\n");
   printf("FFMA peak %.1f TFLOP/s (%d SMs at %.2f GHz); %.2f MFLOP a sample\n", peak, prop.multiProcessorCount,
          clock_khz / 1e6, flops / 1e6);
-  for (const RfCompiled& form : kRfCompiled) {
-    Runner run;
+  for (auto& run : runners()) {
     std::string why;
-    const std::string name = form_name(form);
+    const std::string name = run->name();
     if (name.find(filter) == std::string::npos) continue;
-    if (!run.setup(spec, form, &why)) {
+    if (!run->setup(spec, &why)) {
       printf("%s: the builder declines: %s\n", name.c_str(), why.c_str());
       continue;
     }
@@ -219,28 +300,28 @@ void time_ssa(const std::string& filter, FILE* csv) {
       const char* what[] = {"all",     "embedding",   "attention GEMMs", "MLP GEMMs",     "encoder",
                             "decoder", "output GEMM", "LayerNorms",      "attention core"};
       const int skips[] = {0,
-                           rf::kSkipEmbed,
-                           rf::kSkipAttention,
-                           rf::kSkipMlp,
-                           rf::kSkipEncoder,
-                           rf::kSkipDecoder,
-                           rf::kSkipOutput,
-                           rf::kSkipNorms,
-                           rf::kSkipAttentionCore};
+                           ffma::skip::kSkipEmbed,
+                           ffma::skip::kSkipAttention,
+                           ffma::skip::kSkipMlp,
+                           ffma::skip::kSkipEncoder,
+                           ffma::skip::kSkipDecoder,
+                           ffma::skip::kSkipOutput,
+                           ffma::skip::kSkipNorms,
+                           ffma::skip::kSkipAttentionCore};
       float all = 0;
       for (int i = 0; i < 9; ++i) {
-        run.built.layout.m.skip = skips[i];
+        run->set_skip(skips[i]);
         const float ms = lab::median_ms(
             [&](int r) {
-              run.launch(static_cast<float*>(xs[r % 3]->p), static_cast<float*>(dr.p), static_cast<float*>(dz.p),
-                         batch);
+              run->launch(static_cast<float*>(xs[r % 3]->p), static_cast<float*>(dr.p), static_cast<float*>(dz.p),
+                          batch);
             },
             0);
         if (i == 0) all = ms;
         printf("%s attribution at %lld: without %-15s %8.4f ms  (%.4f ms)\n", name.c_str(),
                static_cast<long long>(batch), what[i], ms, all - ms);
       }
-      run.built.layout.m.skip = 0;
+      run->set_skip(0);
       for (auto* p : xs) delete p;
       continue;
     }
@@ -258,17 +339,17 @@ void time_ssa(const std::string& filter, FILE* csv) {
       lab::DeviceBuf dr(static_cast<size_t>(batch) * in_per * 4), dz(static_cast<size_t>(batch) * s.latent * 4);
       const float ms = lab::median_ms(
           [&](int i) {
-            run.launch(static_cast<float*>(xs[i % kRot]->p), static_cast<float*>(dr.p), static_cast<float*>(dz.p),
-                       batch);
+            run->launch(static_cast<float*>(xs[i % kRot]->p), static_cast<float*>(dr.p), static_cast<float*>(dz.p),
+                        batch);
           },
           0);
       CUDA_CHECK(cudaGetLastError());
       const double tf = flops * batch / (ms * 1e-3) / 1e12;
-      printf("%s tile %d: batch %6lld  %8.4f ms  %6.2f TFLOP/s  %5.1f%% of FFMA\n", name.c_str(), run.built.layout.tile,
+      printf("%s tile %d: batch %6lld  %8.4f ms  %6.2f TFLOP/s  %5.1f%% of FFMA\n", name.c_str(), run->tile(),
              static_cast<long long>(batch), ms, tf, 100 * tf / peak);
       if (csv)
-        fprintf(csv, "%s,%d,%d,%lld,%.5f,%.3f,%.2f\n", name.c_str(), form.threads, run.built.layout.tile,
-                static_cast<long long>(batch), ms, tf, 100 * tf / peak);
+        fprintf(csv, "%s,%d,%lld,%.5f,%.3f,%.2f\n", name.c_str(), run->tile(), static_cast<long long>(batch), ms, tf,
+                100 * tf / peak);
       for (auto* p : xs) delete p;
     }
   }
