@@ -38,13 +38,16 @@ const float* prepared_bias(const KernelInit& init) {
       init.prepared("bias/float32", [&] { return convert_floats(*init.constants[2], DType::Float32); }));
 }
 
-// Strict fp32 on the FFMA kernel where it was measured faster than cuBLASLt (H200, in one call,
-// tools/results/h200/linear_ffma/): an activation cuBLASLt runs as a second pass (GELU, Tanh, Sigmoid) on tall
-// products, the SSA's fc1 + GELU at 655,360 rows 0.415 against 0.674 ms. Where cuBLASLt fuses the epilogue, and on
-// few rows (SSA batch 1 to 4096: 10 to 40,960 rows; the conv net's fc3), cuBLASLt was as fast or faster (the SSA's
-// whole fp32 plan at batch 512: 0.125 against 0.226 ms with every product on FFMA). IE_LINEAR_FP32=ffma takes the
+// Strict fp32 on the FFMA kernel where it was measured faster than cuBLASLt (H200, tools/results/h200/linear_ffma/):
+// an activation cuBLASLt runs as a second pass (GELU, Tanh, Sigmoid), from 32768 rows. The SSA's fc1 + GELU, FFMA
+// against cuBLASLt and its pass, per-op profile: 1,280 rows 0.0123 / 0.0087 ms, 5,120 rows 0.0128 / 0.0176, 40,960
+// 0.032 / 0.047, 655,360 0.415 / 0.674 (call_d, call_d_small, call_a); but in the whole plan (CUDA graph) the FFMA
+// fc1 lost at 5,120 rows (batch 512: 0.1277 / 0.1252 ms) and won at 40,960 (batch 4096: 0.384 / 0.411) and
+// 655,360 (65536: 4.514 / 4.959; call_e). Where cuBLASLt fuses the epilogue it was as fast or faster
+// (with every product on FFMA the SSA's fp32 plan took 0.163 / 0.226 / 0.436 ms at batch 1 / 512 / 4096 against
+// 0.076 / 0.125 / 0.410: the latent products, K = 640 or N = 32, and few rows). IE_LINEAR_FP32=ffma takes the
 // FFMA kernel for every shape it supports (tests, comparisons), =cublas for none.
-constexpr int64_t kFfmaMinRows = 131072;
+constexpr int64_t kFfmaMinRows = 32768;
 
 std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSetup& s) {
   const char* env = std::getenv("IE_LINEAR_FP32");

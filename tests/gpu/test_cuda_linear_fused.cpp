@@ -119,15 +119,15 @@ TEST_CASE("cuda Linear in strict fp32: the FFMA kernel on odd shapes; tf32 decli
 
 TEST_CASE("cuda Linear in strict fp32 takes the FFMA kernel where it was measured faster than cuBLASLt") {
   IE_REQUIRE_GPU();
-  // GELU (a second pass on cuBLASLt) from 131072 rows: FFMA; no activation, or fewer rows: cuBLASLt.
+  // GELU (a second pass on cuBLASLt) from 32768 rows: FFMA; no activation, or fewer rows: cuBLASLt.
   struct Pick {
     LinearCase c;
     const char* set;
   };
-  for (const Pick& pick : {Pick{{131072, 8, 8, "Gelu", false}, kernel_set::kCuda},
-                           Pick{{131071, 8, 8, "Gelu", false}, kernel_set::kCudaReference},
-                           Pick{{131072, 8, 8, "", false}, kernel_set::kCudaReference},
-                           Pick{{131072, 8, 8, "Relu", false}, kernel_set::kCudaReference}}) {
+  for (const Pick& pick : {Pick{{32768, 16, 32, "Gelu", false}, kernel_set::kCuda},
+                           Pick{{32767, 16, 32, "Gelu", false}, kernel_set::kCudaReference},
+                           Pick{{32768, 16, 32, "", false}, kernel_set::kCudaReference},
+                           Pick{{32768, 16, 32, "Relu", false}, kernel_set::kCudaReference}}) {
     const LinearCase& c = pick.c;
     const std::string what = std::string("fp32 pick ") + std::to_string(c.rows) + " rows + " + c.act;
     INFO(what);

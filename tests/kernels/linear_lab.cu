@@ -31,7 +31,9 @@
 //   32->64 0.129, 64->64 0.180 (44% of the FFMA rate), 64->128+GELU 0.415 (against cuBLASLt plus its GELU pass:
 //   0.674 in the engine's profile), 128->64 0.294 (55%), out 64->32 0.174 (half the 64-column block is padding;
 //   cuBLASLt 0.122), 640->32 at 65,536 rows 0.146 (512 CTAs walk K = 640; cuBLASLt 0.098). At 5,120 rows 0.010 to
-//   0.016 ms, latency-bound. Hence the engine takes it only for GELU, Tanh and Sigmoid products from 131072 rows.
+//   0.016 ms, latency-bound. Hence the engine takes it only for GELU, Tanh and Sigmoid products (cuBLASLt's second
+//   pass) from 32768 rows, where the SSA's whole plan was measured faster (call_e; the per-op profile favoured it
+//   from 5,120 rows, call_d and call_d_small, but the plan in its CUDA graph was 2% slower at 5,120).
 //   ptxas: 79 registers, 25 KB of static shared memory, no spills.
 #include <algorithm>
 #include <cmath>
