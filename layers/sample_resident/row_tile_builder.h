@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "layers/sample_resident/row_ffma_model.h"
 #include "layers/sample_resident/row_tile_model.h"
 #include "layers/sample_resident/sample_resident_builder.h"
 
@@ -38,41 +37,6 @@ struct RtBuilt {
 /// Lays out `spec` for the row-tile kernel; false with the reason in *why when it is not that architecture or a
 /// size is outside what the kernel is compiled for.
 bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* out, std::string* why);
-
-// The FFMA kernel's budget: shared memory, and one of its compiled forms (kRfCompiled).
-struct RfBudget {
-  int smem_bytes = 227 * 1024;   // per CTA (the device's opt-in limit)
-  int smem_per_sm = 228 * 1024;  // and per SM, of which each CTA reserves smem_reserved
-  int smem_reserved = 1024;
-  RfCompiled compiled = kRfCompiled[0];
-  int min_slot_bytes = 16 * 1024;  // each weight slot at least this (or the largest W), over the CTAs per SM
-};
-
-struct RfBuilt {
-  RfLayout layout;
-  std::vector<float> weights;  // each Linear's W [k][n]
-  std::vector<float> floats;
-};
-
-/// Lays out `spec` (compute F32) for the FFMA kernel; false with the reason when it is not that architecture, a
-/// size is outside the kernel's range or no tile fits.
-bool build_row_ffma(const ChainSpec& spec, const RfBudget& budget, RfBuilt* out, std::string* why);
-
-// The row-per-lane FFMA kernel's budget (row_lane.cuh).
-struct RlBudget {
-  int smem_bytes = 227 * 1024;
-  int threads = 256;  // compiled
-};
-
-struct RlBuilt {
-  RlLayout layout;
-  std::vector<float> weights;  // the stages, each Linear's W [k][n]
-  std::vector<float> floats;
-};
-
-/// Lays out `spec` (compute F32) for the row-per-lane FFMA kernel; false with the reason when it is not that
-/// architecture, a size is outside the kernel's range or the tile does not fit.
-bool build_row_lane(const ChainSpec& spec, const RlBudget& budget, RlBuilt* out, std::string* why);
 
 /// W^T [n][k] (16-bit elements) in fragment order (n and k multiples of 16).
 std::vector<uint16_t> fragment_order(const std::vector<uint16_t>& wt, int n, int k);

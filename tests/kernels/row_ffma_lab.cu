@@ -4,11 +4,14 @@
 // against the FFMA floor.
 //
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I. tests/kernels/row_ffma_lab.cu \
-//     layers/sample_resident/row_tile_builder.cpp layers/sample_resident/sample_resident_builder.cpp -o row_ffma_lab
+//     layers/sample_resident/row_tile_builder.cpp layers/sample_resident/row_ffma_builder.cpp \
+//     layers/sample_resident/sample_resident_builder.cpp -o row_ffma_lab
 //   ./row_ffma_lab [--check-only] [--no-validate] [--filter S] [--csv PATH]   (ROW_FFMA_QUICK=1: small checks;
 //                                                                          ROW_FFMA_BATCHES=N: time batch N alone;
 //                                                                          ROW_FFMA_ATTRIBUTION=1: stages left out)
-// lab-sources: layers/sample_resident/row_tile_builder.cpp layers/sample_resident/sample_resident_builder.cpp
+// clang-format off
+// lab-sources: layers/sample_resident/row_tile_builder.cpp layers/sample_resident/row_ffma_builder.cpp layers/sample_resident/sample_resident_builder.cpp
+// clang-format on
 //
 // Floor at 65536 samples (SSA): 100 GFLOP (1.53 MFLOP a sample) at the FFMA rate (132 SMs x 128 lanes x 2 x
 // 1.98 GHz = 67 TFLOP/s on an H200) = 1.50 ms; 84 MB in and 92 MB out at ~4.2 TB/s = 0.04 ms. The per-step fp32
@@ -60,8 +63,8 @@
 #include <vector>
 
 #include "layers/sample_resident/row_ffma.cuh"
+#include "layers/sample_resident/row_ffma_builder.h"
 #include "layers/sample_resident/row_lane.cuh"
-#include "layers/sample_resident/row_tile_builder.h"
 #include "tests/kernels/lab_util.cuh"
 #include "tests/kernels/ssa_chain.h"
 #include "tests/kernels/ssa_reference.h"

@@ -1,4 +1,5 @@
-// The strict-fp32 row-tile layout (build_row_ffma in layers/sample_resident/row_tile_builder.h) on the host: the
+// The strict-fp32 row-tile layouts (build_row_ffma and build_row_lane, layers/sample_resident/row_ffma_builder.h) on
+// the host: the
 // SSA's chain in float32 and other sizes of its architecture get a tile, weight slots and a stream of Linears within
 // the budget and the compiled forms' limits, each W laid out [k][n]; 16-bit chains, 16-bit tensors at the chain's
 // ends and sizes past the kernel's range are declined with the reason. The kernel itself is checked on the GPU
@@ -7,7 +8,7 @@
 
 #include <random>
 
-#include "layers/sample_resident/row_tile_builder.h"
+#include "layers/sample_resident/row_ffma_builder.h"
 #include "tests/kernels/ssa_chain.h"
 
 using namespace ie::sr;

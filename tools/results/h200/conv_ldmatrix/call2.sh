@@ -27,15 +27,10 @@ cat "$OUT/timing.log"
 
 # 3. SASS opcode counts of conv1's kernels (bf16 -> bf16): ldsm KS=6 mode 1 against stacked KS=8 mode 1
 lab_sass
-"$TORCH_PYTHON" - > "$OUT/sass_counts.txt" 2>&1 <<'EOF'
-import sys
-sys.path.insert(0, 'tools/results/h200/conv_ldmatrix')
-from sass_counts import BF16, find, functions, report
-fs = functions()
-report('ldsm conv1', find(fs, 'fused_conv_ldsm_kernel', '8LdsmW5N5E', 'Li6ELi1E', BF16))
-report('stk conv1', find(fs, 'fused_conv_stacked_kernel', '11StackedW5N5E', 'Li8ELi1E', BF16))
-report('ldsm w10 conv1', find(fs, 'fused_conv_ldsm_kernel', '9LdsmW10N5E', 'Li6ELi1E', BF16))
-EOF
+"$TORCH_PYTHON" tools/results/h200/conv_ldmatrix/sass_counts.py \
+  'ldsm conv1=fused_conv_ldsm_kernel,8LdsmW5N5E,Li6ELi1E,BF16' \
+  'stk conv1=fused_conv_stacked_kernel,11StackedW5N5E,Li8ELi1E,BF16' \
+  'ldsm w10 conv1=fused_conv_ldsm_kernel,9LdsmW10N5E,Li6ELi1E,BF16' > "$OUT/sass_counts.txt" 2>&1
 cat "$OUT/sass_counts.txt"
 
 # 4. sanitizers on the small validation cases (n <= 7), both element widths, prefetch and global staging paths

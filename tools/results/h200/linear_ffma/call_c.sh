@@ -4,7 +4,7 @@
 source tools/results/h200/device_env.sh
 flags=(-O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -I.)
 nvcc "${flags[@]}" tests/kernels/linear_lab.cu -o /tmp/linear_lab > $R/linear_lab.build.log 2>&1 &
-nvcc "${flags[@]}" tests/kernels/row_ffma_lab.cu layers/sample_resident/row_tile_builder.cpp \
+nvcc "${flags[@]}" tests/kernels/row_ffma_lab.cu layers/sample_resident/row_tile_builder.cpp layers/sample_resident/row_ffma_builder.cpp \
   layers/sample_resident/sample_resident_builder.cpp -o /tmp/row_ffma_lab > $R/row_ffma_lab.build.log 2>&1 &
 for tool in memcheck racecheck synccheck; do
   timeout 150 compute-sanitizer --tool $tool $B/gpu_tests --no-version -tc='*Linear*' > $R/gpu_tests_linear_$tool.log 2>&1

@@ -2,18 +2,14 @@
 # Three compiled forms (256 x 2 row groups, 512 x 1, 256 x 1), two-sample encoder items, two-query attention items;
 # weight chunks by one bulk copy (the default) against every thread's cp.async (-DIE_RF_BULK=0), alternating, two
 # rounds; checks, sanitizers on the small checks, the per-line profile of 256 x 2 at 8192.
+# (IE_RF_BULK was removed after this call: the bulk copy is the kernel's only stream now.)
 source tools/results/h200/row_ffma/common.sh
 build_lab /tmp/lab_bulk > "$R/build_bulk.log" 2>&1 &
 build_lab /tmp/lab_cpasync -DIE_RF_BULK=0 > "$R/build_cpasync.log" 2>&1 &
 wait
 grep -E "registers|spill" "$R/build_bulk.log"
 timeout 150 /tmp/lab_bulk --check-only 2>&1 | tee "$R/checks_bulk.log" | tail -3
-for round in 1 2; do
-  for v in bulk cpasync; do
-    echo "== $v round $round"
-    timeout 60 /tmp/lab_$v --no-validate --csv "$R/time_${v}_$round.csv" | grep row_ffma | tee "$R/time_${v}_$round.log"
-  done
-done
+alternate bulk cpasync
 for tool in memcheck racecheck synccheck; do
   ROW_FFMA_QUICK=1 timeout 100 compute-sanitizer --tool $tool /tmp/lab_bulk --check-only > "$R/$tool.log" 2>&1
   echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$R/$tool.log" | tail -1)"
