@@ -46,4 +46,39 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
         : "memory");
 }
 
+// Two shared-memory slots fed by bulk copies, one mbarrier each, for kernels that stream weights a chunk ahead:
+// thread 0 issues each chunk into the next slot, every thread waits on the phase of the slot it reads. The
+// stream's state: the slot the next chunk goes to, and each slot's barrier phase to wait for.
+struct WeightStream {
+  int slot = 0;
+  uint32_t phases = 0;
+};
+
+// Where the slots and their barriers are: slot i at base + i x slot_bytes, its barrier bars[i].
+struct Slots {
+  unsigned char* base;
+  int slot_bytes;
+  uint64_t* bars;
+};
+
+// Thread 0 initializes both barriers; a __syncthreads() must follow before any other thread waits on them.
+__device__ __forceinline__ void init_slots(const Slots& q) {
+  if (threadIdx.x == 0) mbar_init(q.bars), mbar_init(q.bars + 1);
+}
+
+// Thread 0 copies `bytes` (a multiple of 16, both ends 16-byte aligned) into the next slot; every thread advances
+// its stream state alike.
+__device__ __forceinline__ void slots_issue(const Slots& q, const void* src, uint32_t bytes, WeightStream& s) {
+  if (threadIdx.x == 0) bulk_copy_g2s(q.base + s.slot * q.slot_bytes, src, bytes, q.bars + s.slot);
+  s.slot ^= 1;
+}
+
+// Waits for the chunk issued last (its bytes are then visible to this thread); returns its slot.
+__device__ __forceinline__ int slots_wait(const Slots& q, WeightStream& s) {
+  const int slot = s.slot ^ 1;
+  mbar_wait(q.bars + slot, (s.phases >> slot) & 1);
+  s.phases ^= 1u << slot;
+  return slot;
+}
+
 }  // namespace ie::dev

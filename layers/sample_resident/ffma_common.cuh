@@ -32,48 +32,19 @@ constexpr int kSkipEmbed = 1, kSkipAttention = 2, kSkipMlp = 4, kSkipEncoder = 8
               kSkipNorms = 64, kSkipAttentionCore = 128;
 }
 
-// The stream's state: the slot the next chunk goes to, each slot's barrier phase to wait for.
-struct WeightStream {
-  int slot = 0;
-  uint32_t phases = 0;
-};
-
-// Where the slots and their barriers are: slot i at base + i x slot_floats, its barrier bars[i].
-struct Slots {
-  float* base;
-  int slot_floats;
-  uint64_t* bars;
-};
-
-// A layout's slots (its slots_smem, slot_floats and bars_smem).
+// A layout's slots (its slots_smem, slot_floats and bars_smem) as the bulk-copy stream's (layers/common/
+// bulk_copy.cuh).
 template <class Layout>
-__device__ __forceinline__ Slots slots_of(const Layout& l, float* sm) {
-  return {sm + l.slots_smem, l.slot_floats, reinterpret_cast<uint64_t*>(sm + l.bars_smem)};
-}
-
-__device__ __forceinline__ void init_slots(const Slots& q) {
-  if (threadIdx.x == 0) dev::mbar_init(q.bars), dev::mbar_init(q.bars + 1);
-}
-
-// Thread 0 copies `floats` floats (a multiple of 4, 16-byte aligned) into the next slot.
-__device__ __forceinline__ void issue(const Slots& q, const float* src, int floats, WeightStream& s) {
-  if (threadIdx.x == 0) dev::bulk_copy_g2s(q.base + s.slot * q.slot_floats, src, floats * 4, q.bars + s.slot);
-  s.slot ^= 1;
-}
-
-// Waits for the chunk issued last; returns its slot.
-__device__ __forceinline__ int wait(const Slots& q, WeightStream& s) {
-  const int slot = s.slot ^ 1;
-  dev::mbar_wait(q.bars + slot, (s.phases >> slot) & 1);
-  s.phases ^= 1u << slot;
-  return slot;
+__device__ __forceinline__ dev::Slots slots_of(const Layout& l, float* sm) {
+  return {reinterpret_cast<unsigned char*>(sm + l.slots_smem), l.slot_floats * 4,
+          reinterpret_cast<uint64_t*>(sm + l.bars_smem)};
 }
 
 // Waits for the chunk issued last, makes it (and every shared write before) visible, issues the next by
 // issue_next() into the other slot (free: every thread is past its reads), and returns the waited chunk.
 template <class Layout, class Issue>
-__device__ __forceinline__ const float* next_chunk(const Layout& l, float* sm, WeightStream& s, Issue issue_next) {
-  const int slot = wait(slots_of(l, sm), s);
+__device__ __forceinline__ const float* next_chunk(const Layout& l, float* sm, dev::WeightStream& s, Issue issue_next) {
+  const int slot = dev::slots_wait(slots_of(l, sm), s);
   __syncthreads();
   issue_next();
   return sm + l.slots_smem + slot * l.slot_floats;

@@ -32,14 +32,14 @@ using Args = ffma::Args<RfLayout>;
 using namespace ffma::skip;
 
 // The weight stream: the next chunk to issue (Linear, first row) over ffma_common.cuh's slots.
-struct Stream : ffma::WeightStream {
+struct Stream : dev::WeightStream {
   int lin = 0, k0 = 0;
 };
 
 __device__ __forceinline__ void issue_chunk(const RfLayout& l, const float* __restrict__ w, float* sm, Stream& s) {
   const RfGemm& g = l.gemm[s.lin];
   const int rows = min(g.kc, g.k - s.k0);
-  ffma::issue(ffma::slots_of(l, sm), w + g.w + static_cast<int64_t>(s.k0) * g.n, rows * g.n, s);
+  dev::slots_issue(ffma::slots_of(l, sm), w + g.w + static_cast<int64_t>(s.k0) * g.n, rows * g.n * 4, s);
   s.k0 += rows;
   if (s.k0 >= g.k) s.k0 = 0, s.lin = s.lin + 1 == l.linears ? 0 : s.lin + 1;
 }
@@ -365,7 +365,7 @@ __global__ void __launch_bounds__(THREADS, CTAS) row_ffma_kernel(const __grid_co
   // The floats, and zeros in the activations (rows past the tile's samples are computed, never read).
   for (int i = threadIdx.x; i < m.floats_count; i += blockDim.x) sm[l.floats_smem + i] = a.floats[i];
   for (int i = threadIdx.x; i < (2 * m.width + l.big_rows) * l.ld; i += blockDim.x) sm[l.h_smem + i] = 0.f;
-  ffma::init_slots(ffma::slots_of(l, sm));
+  dev::init_slots(ffma::slots_of(l, sm));
   __syncthreads();
   Stream st;
   issue_chunk(l, a.weights, sm, st);
@@ -432,7 +432,8 @@ __global__ void __launch_bounds__(THREADS, CTAS) row_ffma_kernel(const __grid_co
     out.valid_rows = static_cast<int>(valid * m.seq);
     linear(m.out, act, nullptr, out);
   }
-  ffma::wait(ffma::slots_of(l, sm), st);  // the next tile's first chunk, issued past the last tile: landed before exit
+  dev::slots_wait(ffma::slots_of(l, sm),
+                  st);  // the next tile's first chunk, issued past the last tile: landed before exit
 }
 
 // The kernel compiled for the layout's form (threads, row groups, CTAs per SM: kRfCompiled), nullptr for another.

@@ -31,13 +31,13 @@ using Args = ffma::Args<RlLayout>;
 using namespace ffma::skip;
 
 // The weight stream: the next chunk to issue over ffma_common.cuh's slots.
-struct Stream : ffma::WeightStream {
+struct Stream : dev::WeightStream {
   int next = 0;
 };
 
 __device__ __forceinline__ void issue_chunk(const RlLayout& l, const float* __restrict__ w, float* sm, Stream& s) {
   const RlChunk c = l.chunk[s.next];
-  ffma::issue(ffma::slots_of(l, sm), w + c.w, c.floats, s);
+  dev::slots_issue(ffma::slots_of(l, sm), w + c.w, c.floats * 4, s);
   s.next = s.next + 1 == l.chunks ? 0 : s.next + 1;
 }
 
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(256, 1) row_lane_kernel(const __grid_constant_
   const bool lane_live = smp_w < l.spw;  // lanes past the warp's whole samples compute on zeros, store nothing
   float* kv_warp = flat + warp * 32 * l.kv_stride;
   for (int i = threadIdx.x; i < m.floats_count; i += blockDim.x) sm[l.floats_smem + i] = a.floats[i];
-  ffma::init_slots(ffma::slots_of(l, sm));
+  dev::init_slots(ffma::slots_of(l, sm));
   __syncthreads();
   Stream st;
   issue_chunk(l, a.weights, sm, st);
@@ -301,7 +301,8 @@ __global__ void __launch_bounds__(256, 1) row_lane_kernel(const __grid_constant_
       }
     }
   }
-  ffma::wait(ffma::slots_of(l, sm), st);  // the next tile's first chunk, issued past the last tile: landed before exit
+  dev::slots_wait(ffma::slots_of(l, sm),
+                  st);  // the next tile's first chunk, issued past the last tile: landed before exit
 }
 
 // The kernel for the layout's sizes (width and head dim compiled: kRlShapes), nullptr for others.

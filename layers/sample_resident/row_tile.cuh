@@ -18,8 +18,10 @@
 //    q, k, v and the MLP's hidden chunks occupy the registers.
 // The flattening encoder and the decoder (a product over samples, not rows) are CTA-wide: the tile's samples as
 // rows of a shared buffer, K split over the warps and added in a fixed order (deterministic).
-// Weights stream by cp.async into two slots, one stage ahead (a stage: the embedding; a block's attention; its
-// MLP; the encoder; the decoder; the output Linear), a barrier per stage.
+// Weights stream into two slots, one stage ahead (a stage: the embedding; a block's attention; its MLP; the
+// encoder; the decoder; the output Linear), a barrier per stage; thread 0 moves a whole stage with one bulk copy
+// (cp.async.bulk on an mbarrier per slot: at batch 1 the one warp with a sample used to issue its share of 16-byte
+// cp.async copies before every stage, a quarter of the kernel's executed instructions).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,6 +30,7 @@
 #include <type_traits>
 
 #include "layers/common/activation_device.cuh"
+#include "layers/common/bulk_copy.cuh"
 #include "layers/common/cp_async.cuh"
 #include "layers/common/float_device.cuh"
 #include "layers/common/mma_sync.cuh"
@@ -322,13 +325,24 @@ struct Tile {
 
   __device__ void init_rows() {
     const int lane = lane_id(), g = lane >> 2, q = lane & 3;
+    // r / seq for rows r < 32 and seq <= 16 by a float product (exact: r + 0.5 stays a half row from a multiple),
+    // not an integer division's ~20 instructions: at batch 1 this start is on the critical path.
+    const float inv_seq = 1.f / m.seq;
+    auto sample_of = [&](int r) { return static_cast<int>((r + 0.5f) * inv_seq); };
 #pragma unroll
     for (int t = 0; t < MT; ++t)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = 16 * t + g + 8 * h;
-        id[t][h] = r / m.seq, pos[t][h] = r - id[t][h] * m.seq;
+        id[t][h] = sample_of(r), pos[t][h] = r - id[t][h] * m.seq;
       }
+    int key[MT][2][2];  // the sample of each key row the lane holds (attend's bit order)
+#pragma unroll
+    for (int u = 0; u < MT; ++u)
+#pragma unroll
+      for (int n = 0; n < 2; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) key[u][n][e] = sample_of(16 * u + 8 * n + 2 * q + e);
 #pragma unroll
     for (int t = 0; t < MT; ++t)
 #pragma unroll
@@ -340,7 +354,7 @@ struct Tile {
           for (int n = 0; n < 2; ++n)
 #pragma unroll
             for (int e = 0; e < 2; ++e)
-              if ((16 * u + 8 * n + 2 * q + e) / m.seq == id[t][h]) bits |= 1u << (u * 4 + n * 2 + e);
+              if (key[u][n][e] == id[t][h]) bits |= 1u << (u * 4 + n * 2 + e);
         allow[t][h] = bits;
       }
   }
@@ -596,10 +610,9 @@ __device__ void decode(const RtModel& m, unsigned char* smem, const float* f, co
   }
 }
 
-__device__ __forceinline__ void prefetch_stage(const Args& a, unsigned char* slot, int stage) {
-  const unsigned char* src = a.weights + a.m.stage_off[stage];
-  const int chunks = a.m.stage_bytes[stage] >> 4;
-  for (int i = threadIdx.x; i < chunks; i += blockDim.x) dev::cp_async16(slot + i * 16, src + i * 16, true);
+// Thread 0 starts the copy of weight stage `stage` into the stream's next slot.
+__device__ __forceinline__ void prefetch_stage(const Args& a, const dev::Slots& q, dev::WeightStream& ws, int stage) {
+  dev::slots_issue(q, a.weights + a.m.stage_off[stage], static_cast<uint32_t>(a.m.stage_bytes[stage]), ws);
 }
 
 template <class T, int D, int HD, int MT, int kThreads>
@@ -610,32 +623,37 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
   if (static_cast<int64_t>(blockIdx.x) >= tiles) return;
   // The floats and the first stage's weights in flight together (one wait before the first stage): at batch 1
   // the kernel's start is on the critical path.
+  const dev::Slots q{smem + m.slots, m.slot_bytes, reinterpret_cast<uint64_t*>(smem + m.bars_smem)};
+  dev::WeightStream ws;
+  dev::init_slots(q);
+  prefetch_stage(a, q, ws, 0);
   float* fl = reinterpret_cast<float*>(smem + m.floats_smem);
   const int float_chunks = m.floats_count / 4;
   for (int i = threadIdx.x; i < float_chunks; i += blockDim.x) dev::cp_async16(fl + 4 * i, a.floats + 4 * i, true);
   for (int i = 4 * float_chunks + threadIdx.x; i < m.floats_count; i += blockDim.x) fl[i] = __ldg(a.floats + i);
-  prefetch_stage(a, smem + m.slots, 0);
   dev::cp_async_commit();
-  {  // the flat rows and latents past the tile's samples are never written: zeros (finite MMA inputs)
-    auto* p = reinterpret_cast<uint32_t*>(smem + m.flat_smem);
-    for (int i = threadIdx.x; i < m.mtiles * 16 * m.flat_stride / 4; i += blockDim.x) p[i] = 0u;
-    p = reinterpret_cast<uint32_t*>(smem + m.z_smem);
-    for (int i = threadIdx.x; i < m.mtiles * 16 * m.z_stride / 4; i += blockDim.x) p[i] = 0u;
+  {  // the flat rows and latents past the tile's samples are never written: zeros (finite MMA inputs); both
+     // regions are 128-byte aligned with 16-byte row strides
+    const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+    auto* p = reinterpret_cast<uint4*>(smem + m.flat_smem);
+    for (int i = threadIdx.x; i < m.mtiles * 16 * m.flat_stride / 16; i += blockDim.x) p[i] = zero;
+    p = reinterpret_cast<uint4*>(smem + m.z_smem);
+    for (int i = threadIdx.x; i < m.mtiles * 16 * m.z_stride / 16; i += blockDim.x) p[i] = zero;
   }
+  __syncthreads();  // the slots' barriers are initialized before anyone waits on them
   const int warp = threadIdx.x >> 5;
   float* hw = reinterpret_cast<float*>(smem + m.h_smem + warp * m.h_warp_bytes);
   Tile<T, D, HD, MT> t{a, m, smem, fl, hw, 0, warp * m.spw};
   t.init_rows();
-  int slot = 0;
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     t.sample0 = tile * m.tile;
     const bool more = tile + gridDim.x < tiles;
     for (int st = 0; st < m.stages; ++st) {
-      dev::cp_async_wait<0>();
-      __syncthreads();  // this stage's weights have landed; the other slot is free
+      dev::cp_async_wait<0>();  // the floats (the first stage)
+      const int slot = dev::slots_wait(q, ws);
+      __syncthreads();  // the floats are visible; every warp is done with the other slot
       const int next = st + 1 < m.stages ? st + 1 : (more ? 0 : -1);
-      if (next >= 0) prefetch_stage(a, smem + m.slots + (slot ^ 1) * m.slot_bytes, next);
-      dev::cp_async_commit();
+      if (next >= 0) prefetch_stage(a, q, ws, next);
       const unsigned char* w = smem + m.slots + slot * m.slot_bytes;
       // A warp whose samples all lie past the batch (the last tile of a small batch) only keeps the barriers: the
       // warps that have work get their schedulers to themselves (its rows in the flat buffer stay finite).
@@ -655,10 +673,8 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
       } else {
         if (busy && runs(5)) t.output(w);
       }
-      slot ^= 1;
     }
   }
-  dev::cp_async_wait<0>();
 }
 
 // The kernel compiled for a CTA shape of `warps` warps of `mt` tiles: one tile per warp in 384 or 512 threads, two

@@ -239,6 +239,8 @@ bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* resu
   int slot = 0;
   m.stages = static_cast<int>(stages.size());
   for (size_t i = 0; i < stages.size(); ++i) {
+    if (stages[i].size() % 16)  // each stage is one bulk copy: whole 16-byte units at 16-byte offsets
+      return fail(why, "weight stage ", i, " of ", stages[i].size(), " bytes (the kernel copies 16-byte units)");
     m.stage_off[i] = off;
     m.stage_bytes[i] = static_cast<int32_t>(stages[i].size());
     b.weights.insert(b.weights.end(), stages[i].begin(), stages[i].end());
@@ -264,6 +266,8 @@ bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* resu
   at += align_up(rows * m.flat_stride, 128);
   m.z_smem = at, m.z_stride = odd_chunks(m.latent * 2);
   at += align_up(rows * m.z_stride, 128);
+  m.bars_smem = at;
+  at += 16;
   m.smem_bytes = at;
   if (at > budget.smem_bytes)
     return fail(why, "a tile of ", m.tile, " samples needs ", at, " bytes of shared memory, over ", budget.smem_bytes);

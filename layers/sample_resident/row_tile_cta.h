@@ -8,17 +8,17 @@
 
 namespace ie::sr {
 
-// A shape and its measured times (lab, H200, SSA bf16, microseconds, three rounds; tools/results/h200/row_tile16/
-// call_g/): one wave whose CTAs each have one warp with samples (batch 1), one wave of full CTAs, and each further
-// wave (a persistent CTA taking its next tile). Large CTAs take less time per sample once full; small ones give
-// each busy warp a scheduler of its own and finish a small batch sooner (4 x 1: 0.0309 against 12 x 1's 0.0380 ms
-// at 32 samples, 0.0316 against 0.0388 at 512).
+// A shape and its measured times (lab, H200, SSA bf16, microseconds, launch included, two rounds; tools/results/
+// h200/linear_resident/call_d/, the weight stages by bulk copy): one wave whose CTAs each have one warp with samples
+// (batch 1), one wave of full CTAs, and each further wave (a persistent CTA taking its next tile). Large CTAs take
+// less time per sample once full; small ones give each busy warp a scheduler of its own and finish a small batch
+// sooner (4 x 1: 0.0275 against 12 x 1's 0.0366 ms at 32 samples, 0.0290 against 0.0374 at 512).
 struct RtCtaShape {
   int warps, mt;
   double one_warp_us, full_wave_us, next_wave_us;
 };
 constexpr RtCtaShape kRtCtaShapes[] = {
-    {12, 1, 28.6, 38.8, 31.3}, {16, 1, 28.5, 47.5, 40.0}, {8, 2, 50.1, 60.1, 55.4}, {4, 1, 29.7, 31.3, 23.5}};
+    {12, 1, 26.95, 37.0, 30.7}, {16, 1, 28.7, 45.2, 39.0}, {8, 2, 48.55, 57.35, 54.8}, {4, 1, 27.55, 29.0, 21.4}};
 
 /// The estimated time of `batch` samples on `shape` laid out as `m` (its tile, warps and samples per warp), with
 /// `slots` CTAs resident at once: the first wave by how many warps of its fullest CTA have samples, then every

@@ -66,6 +66,7 @@ struct RtModel {
   int32_t flat_smem = 0, flat_stride = 0;  // the tile's samples as flat rows (encoder input, decoder output)
   int32_t z_smem = 0, z_stride = 0;        // the latents as the decoder's A operand
   int32_t scratch_smem = 0;                // the encoder's split-K sums (over the residual streams)
+  int32_t bars_smem = 0;                   // the two weight slots' mbarriers (16 bytes)
   // Global tensors: the input, then the outputs recon and latent, with their element types.
   Elem x_elem = Elem::F32, recon_elem = Elem::F32, latent_elem = Elem::F32;
   int32_t recon_output = 0, latent_output = 1;  // their indices among the chain's outputs

@@ -35,6 +35,8 @@
 //   pass) from 32768 rows, where the SSA's whole plan was measured faster (call_e; the per-op profile favoured it
 //   from 5,120 rows, call_d and call_d_small, but the plan in its CUDA graph was 2% slower at 5,120).
 //   ptxas: 79 registers, 25 KB of static shared memory, no spills.
+//   A persistent form with W resident in shared memory (tests/kernels/linear_resident_lab.cu) was slower at every
+//   SSA shape; its figures are in that lab.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -8,8 +8,10 @@
 //   ./sample_resident_lab            # checks, then timings at batch 32 .. 65536 (--check-only: checks; time: timings;
 //                                    # plan: the SSA's program, no device needed; one: one launch for ncu;
 //                                    # rt: the row-tile kernel's checks and timings beside the interpreter's;
-//                                    # rttime: those timings alone;
-//                                    # rtone [CFG]: one row-tile launch at 65536 for ncu, CFG = warps x 10 + tiles)
+//                                    # rttime: those timings alone; rtcheck: those checks alone;
+//                                    # rtlat: batch 1 on each CTA shape, each stage left out in turn;
+//                                    # rtone [CFG [BATCH]]: one row-tile launch at 65536 (or BATCH) for ncu,
+//                                    # CFG = warps x 10 + tiles)
 // lab-sources: layers/sample_resident/sample_resident_builder.cpp layers/sample_resident/row_tile_builder.cpp
 //
 // Variants and figures (H200, SSA shape, bf16, median of 50 launches over 3 rotated inputs; batch 65536, and
@@ -109,6 +111,21 @@
 //       first stage's weights, one wait for both, instead of plain loads first (call_g, three rounds alternating):
 //       4 x 1 at batch 1 0.0338 -> 0.0297 ms, at 32 0.0346 -> 0.0309, at 512 0.0354 -> 0.0316; 16 x 1 at batch 1
 //       0.0299 -> 0.0285; 8 x 2 at 65536 unchanged (1.168). Kept; the engine's shape figures were measured after it.
+//   R10. batch 1 (rtlat: each shape at batch 1 with each stage left out in turn; an empty launch timed the same way
+//       4.9-6.4 us; tools/results/h200/linear_resident/call_c/, before R10): 12 x 1 28.2 us in all, without the
+//       embedding 25.6, the attentions 22.7, the MLPs 24.0, the encoder 26.3, the decoder 27.2, the output 26.9:
+//       the stages' work about 16.5 us, the start and the barriers about 6. Per source line (4 x 1, one launch at
+//       batch 1, lines_rt41_b1.txt): the weight stages' 16-byte cp.async copies, issued by every thread before its
+//       stage's work (the one warp with a sample included), 24.5% of the executed instructions; the flat buffers'
+//       zeroing 4.2%; the rows' sample indices by integer division 2.4%. ncu: 12.1 cycles per issued instruction,
+//       of them the three idle warps' barrier 4.8, instruction fetch 2.75 (the code runs once), fixed latency 1.8.
+//       Now each stage is one bulk copy by thread 0 (cp.async.bulk on an mbarrier per slot, layers/common/
+//       bulk_copy.cuh's stream), the zeroing by 16-byte stores, the sample index by a float product. A/B in one
+//       call, HEAD's header against the new one, same lab source, two rounds (call_d/), ms with the launch:
+//       4 x 1 at batch 1 0.0305 / 0.0298 -> 0.0275 / 0.0276, at 32 0.0311 / 0.0303 -> 0.0273 / 0.0276, at 512
+//       0.0318 / 0.0321 -> 0.0284 / 0.0296; 12 x 1 at batch 1 0.0283 / 0.0273 -> 0.0273 / 0.0266, at 32 0.0388 /
+//       0.0387 -> 0.0363 / 0.0368; 16 x 1 at 4096 0.0885 / 0.0880 -> 0.0853 / 0.0864; 8 x 2 at 65536 1.1638 /
+//       1.1649 -> 1.1535 / 1.1517. Kept; the engine's shape figures (row_tile_cta.h) are call_d's.
 //   Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
 #include <cuda_bf16.h>
@@ -393,6 +410,28 @@ static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std
   cudaEventDestroy(t0), cudaEventDestroy(t1);
 }
 
+// An empty kernel timed as time_it times the others (an event, the launch, an event, a wait): the launch's share
+// of a batch-1 figure.
+__global__ void empty_kernel() {}
+static void time_empty() {
+  cudaEvent_t t0, t1;
+  CK(cudaEventCreate(&t0));
+  CK(cudaEventCreate(&t1));
+  std::vector<float> ms;
+  for (int i = 0; i < 70; ++i) {
+    CK(cudaEventRecord(t0));
+    empty_kernel<<<1, 128>>>();
+    CK(cudaEventRecord(t1));
+    CK(cudaEventSynchronize(t1));
+    float m = 0;
+    CK(cudaEventElapsedTime(&m, t0, t1));
+    if (i >= 20) ms.push_back(m);
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("  empty kernel, one CTA of 128 threads: %8.4f ms\n", ms[ms.size() / 2]);
+  cudaEventDestroy(t0), cudaEventDestroy(t1);
+}
+
 // The SSA's program as the builder lays it out (no device needed).
 static void print_plan() {
   std::mt19937 rng(1);
@@ -440,14 +479,23 @@ int main(int argc, char** argv) {
     time_it<__nv_bfloat16>(dev, Elem::BF16, 4096, 16, rng);
     return 0;
   }
-  if (argc > 1 && std::string(argv[1]) == "rtone") {  // the row-tile kernel at batch 65536, for ncu
+  if (argc > 1 && std::string(argv[1]) == "rtone") {  // the row-tile kernel at batch 65536 (or argv[3]), for ncu
     std::mt19937 rng(7);
-    time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, 65536, argc > 2 ? std::atoi(argv[2]) : 82, rng);
+    time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, argc > 3 ? std::atoll(argv[3]) : 65536,
+                                     argc > 2 ? std::atoi(argv[2]) : 82, rng);
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "rtlat") {  // batch-1 latency: each shape, each stage left out in turn
+    std::mt19937 rng(7);
+    time_empty();
+    for (int w : {41, 121, 161})
+      for (int k = -1; k < 6; ++k) time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, 1, w, rng, k);
     return 0;
   }
   std::mt19937 rng(1234);
   bool ok = true;
-  const bool rt_only = mode == "rt" || mode == "rttime";  // the row-tile kernel's checks and timings, or timings
+  // the row-tile kernel's checks and timings, its timings, or its checks
+  const bool rt_only = mode == "rt" || mode == "rttime" || mode == "rtcheck";
   if (!time_only) {
     std::printf("checks against the float reference:\n");
     const Shape ssa;
@@ -482,7 +530,7 @@ int main(int argc, char** argv) {
     ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 33, 82, rng);  // declined: width 128
     std::printf(ok ? "all checks passed\n" : "CHECKS FAILED\n");
   }
-  if (argc > 1 && std::string(argv[1]) == "--check-only") return ok ? 0 : 1;
+  if (mode == "--check-only" || mode == "rtcheck") return ok ? 0 : 1;
   std::printf("timings (SSA shape):\n");
   for (int64_t b : {1, 32, 512, 4096, 65536}) {
     time_it<__nv_bfloat16>(dev, Elem::BF16, b, 16, rng);

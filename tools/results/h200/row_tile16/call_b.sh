@@ -5,6 +5,7 @@
 # cpu against cuda in bf16/fp16 for both exports; the host links' ceiling (host_link_lab) beside the streamed
 # SSA at 65536 on device 0 and on devices 0,1.
 source tools/results/h200/device_env.sh
+source tools/results/h200/sr_checks.sh
 L=.device/srlab
 work() {
 nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,clocks.max.sm --format=csv,noheader
@@ -40,15 +41,7 @@ for p in bf16 fp16; do
 done
 "$TORCH_PYTHON" tools/torch_bench.py --out-dir $R --batches-convnet 1 --batches-ssa 1,32,512,4096,65536 \
   > $R/torch_bench.log 2>&1; echo "torch_bench exit $?"; grep -E "ssa" $R/torch_bench.log | head -20
-for form in legacy dynamo; do
-  for p in bf16 fp16; do
-    for seed in 7 8; do
-      $B/compare --config configs/ssa.yaml --form $form --a cpu --b cuda --precision $p --seed $seed \
-        > $R/compare_ssa_${form}_${p}_$seed.log 2>&1
-      echo "compare ssa $form $p seed $seed exit $?: $(grep -E 'PASS|FAIL|max abs|smallest passing atol' $R/compare_ssa_${form}_${p}_$seed.log | tr -s ' ' | tr '\n' ' ')"
-    done
-  done
-done
+compare_ssa_16bit
 }
-timeout 580 bash -c "$(declare -f work); B=$B R=$R L=$L; work" 2>&1 | tee $R/call_b.log
+timeout 580 bash -c "$(declare -f work compare_ssa_16bit); B=$B R=$R L=$L; work" 2>&1 | tee $R/call_b.log
 cd $OUT && tar czf r.tgz r && rm -rf r

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Sourced by the sample-resident call scripts on the GPU machine (after device_env.sh, from the repository root):
+# bench_ssa_16bit ROUNDS [TAG] (the SSA's bench on cuda in bf16 and fp16, ROUNDS rounds, into
+# $R/bench_TAGP_ROUND.log),
+# sr_gpu_checks (the GPU tests, then the sample-resident tests under memcheck, racecheck and synccheck) and
+# compare_ssa_16bit (compare cpu against cuda for both exports in bf16 and fp16, seeds 7 and 8).
+bench_ssa_16bit() {
+  for round in $(seq "$1"); do
+    for p in bf16 fp16; do
+      $B/bench --config configs/ssa.yaml --paths cuda --precision $p --batches 1,7,16,32,128,512,1000,4096,65536 \
+        --duration-ms 400 > $R/bench_${2:-}${p}_$round.log 2>&1
+      echo "bench ${2:-}$p round $round exit $?"; grep -E '^ +[0-9]+ \|' $R/bench_${2:-}${p}_$round.log | cut -c1-40
+    done
+  done
+}
+sr_gpu_checks() {
+  $B/gpu_tests --no-version > $R/gpu_tests.log 2>&1
+  echo "gpu_tests exit $?: $(grep -E '^\[doctest\] (test cases|assertions)' $R/gpu_tests.log | tr '\n' ' ')"
+  grep -B3 -A12 "ERROR" $R/gpu_tests.log | head -40
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 $B/gpu_tests --no-version \
+      -tc='GPU: the SSA runs as one sample-resident*' > $R/gpu_tests_sr_$tool.log 2>&1
+    echo "$tool (sample-resident tests) exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY' $R/gpu_tests_sr_$tool.log | tail -1)"
+  done
+}
+compare_ssa_16bit() {
+  for form in legacy dynamo; do
+    for p in bf16 fp16; do
+      for seed in 7 8; do
+        $B/compare --config configs/ssa.yaml --form $form --a cpu --b cuda --precision $p --seed $seed \
+          > $R/compare_ssa_${form}_${p}_$seed.log 2>&1
+        echo "compare ssa $form $p seed $seed exit $?: $(grep -E 'PASS|FAIL|max abs|smallest passing atol' $R/compare_ssa_${form}_${p}_$seed.log | tr -s ' ' | tr '\n' ' ' | cut -c1-300)"
+      done
+    done
+  done
+}
