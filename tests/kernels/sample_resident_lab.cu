@@ -126,6 +126,12 @@
 //       0.0318 / 0.0321 -> 0.0284 / 0.0296; 12 x 1 at batch 1 0.0283 / 0.0273 -> 0.0273 / 0.0266, at 32 0.0388 /
 //       0.0387 -> 0.0363 / 0.0368; 16 x 1 at 4096 0.0885 / 0.0880 -> 0.0853 / 0.0864; 8 x 2 at 65536 1.1638 /
 //       1.1649 -> 1.1535 / 1.1517. Kept; the engine's shape figures (row_tile_cta.h) are call_d's.
+//   R11. tried: GELU on the packed bf16 pairs of fc2's and the output Linear's operands (fma.rn.bf16x2 and
+//       tanh.approx.bf16x2: 3.5 instructions a value with the packing, against 6.5), A/B in one call, the same tree
+//       with -DIE_RT_BF16_GELU_PACKED=0 / 1, two rounds (tools/results/h200/linear_resident/call_f/): 8 x 2 at
+//       65536 1.1555 / 1.1507 -> 1.1329 / 1.1360 ms (-1.6%), 16 x 1 1.252 / 1.248 -> 1.234 / 1.232, batches 1 and
+//       32 unchanged; the checks' errors against the float reference rose (bf16 recon at 10001: 8 x 2 9.5e-3 ->
+//       1.04e-2, 4 x 2 1.02e-2 -> 1.35e-2). Dropped: 1.6% for a quarter more error.
 //   Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
 #include <cuda_bf16.h>
