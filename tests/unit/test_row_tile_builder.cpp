@@ -87,8 +87,11 @@ TEST_CASE("row-tile layout: the SSA's sizes, stages, parameters and shared memor
     CHECK(m.flat_smem >= m.h_smem + warps * m.h_warp_bytes);
     CHECK((m.flat_stride / 16) % 2 == 1);  // ldmatrix rows spread over the banks
     CHECK(m.flat_stride >= 640 * 2);
-    CHECK(m.z_smem + 16 * m.z_stride <= m.smem_bytes);
+    CHECK(m.z_smem + 16 * m.z_stride <= m.bars_smem);
+    CHECK(m.bars_smem % 8 == 0);  // the two slots' mbarriers, past every other region
+    CHECK(m.bars_smem + 16 == m.smem_bytes);
     CHECK(m.smem_bytes <= budget.smem_bytes);
+    for (int i = 0; i < m.stages; ++i) CHECK((m.stage_off[i] % 16 == 0 && m.stage_bytes[i] % 16 == 0));  // bulk copies
     CHECK(m.recon_output == 0);
     CHECK(m.latent_output == 1);
   }
