@@ -39,6 +39,12 @@
 //       griddepcontrol.launch_dependents at their start, the head's weight loads before griddepcontrol.wait), at
 //       batches up to 264: the whole net in bf16 0.0241 ms at batch 1 against 0.0220 without, 0.0300 against 0.0291
 //       at 8. Dropped.
+//   H5. where batch 1 goes (H200, tools/results/h200/linear_resident/call_h/; the whole conv net's graph replay at
+//       batch 1 is its three kernels back to back: conv1 5.1 us, conv2 7.4, this kernel 8.6, call_g/): 8.51 us of
+//       device time, 11,795 warp instructions, 13 cycles per issued instruction; per line, the xor-shuffle
+//       reductions of all R = 8 rows' accumulators (7 empty at batch 1) 22% of the executed instructions, the bf16
+//       unpacking 13%, and the b1 loads after the reduction 30% of the (few) stall samples. Next: reduce only the
+//       CTA's rows (rows is uniform), load the biases before the products; not measured yet.
 // Engine, whole conv net, bf16, compute p50 (tools/results/h200/head_chain/): 1: 0.0220 ms (per step 0.0219),
 // 16: 0.0291 (0.0364), 128: 0.0335 (0.0425), 1000: 0.0963 (0.1004).
 #include <memory>
