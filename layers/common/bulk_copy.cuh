@@ -24,7 +24,7 @@ __device__ __forceinline__ void mbar_init(uint64_t* bar) {
 // The issuing thread: arms the barrier for `bytes` and starts the copy (bytes a multiple of 16, both addresses
 // 16-byte aligned).
 __device__ __forceinline__ void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-  uint64_t state;
+  [[maybe_unused]] uint64_t state;  // the arrival's phase token: the waiters use the phase parity instead
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;\n"
                : "=l"(state)
                : "r"(smem_addr(bar)), "r"(bytes)

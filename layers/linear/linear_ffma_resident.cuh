@@ -25,15 +25,16 @@
 
 #include "layers/common/activation_device.cuh"
 #include "layers/common/cp_async.cuh"
+#include "layers/linear/linear_ffma.cuh"
 
 namespace ie::lin::ffma_rs {
 
 constexpr int kMaxOutputs = 3;
-constexpr int kChunk = 64;  // columns per pass over a tile
+constexpr int kChunk = ffma::kBN;  // columns per pass over a tile: W's columns padded as linear_ffma.cuh pads them
 
 struct Params {
   const float* a = nullptr;  // rows x k
-  const float* w = nullptr;  // k x np, row-major, columns zero-padded to np (n rounded up to 64)
+  const float* w = nullptr;  // k x np, row-major, columns zero-padded to np (padded_n: n rounded up to 64)
   const float* bias = nullptr;
   const float* residual = nullptr;                      // rows x n (one output only), or null
   float* y[kMaxOutputs] = {nullptr, nullptr, nullptr};  // output o: rows x seg, columns [o seg, (o + 1) seg)
@@ -47,7 +48,7 @@ struct Params {
   dev::Act norm_act = dev::Act::None;
 };
 
-inline int padded_n(int n) { return (n + kChunk - 1) / kChunk * kChunk; }
+using ffma::padded_n;
 
 /// Dynamic shared memory of one CTA: W, two A tiles, gamma and beta.
 inline size_t smem_bytes(int bm, int k, int n, bool norm) {

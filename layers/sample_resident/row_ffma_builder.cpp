@@ -17,34 +17,37 @@ std::vector<unsigned char> pack_kn(const ChainOp& op) {
                                     reinterpret_cast<const unsigned char*>(w.data() + w.size()));
 }
 
-// The chain recognized with each W as [k][n] floats and its tensors float32 at both ends; the stages laid one after
-// another in `weights`, stage i from float stage_at[i] (stage_at has one more entry: the end).
-bool recognize_f32(const ChainSpec& spec, RtBuilt* b, std::vector<float>* weights, std::vector<int>* stage_at,
-                   std::string* why) {
+// The chain recognized with each W as [k][n] floats and its tensors float32 at both ends, into an fp32 build
+// (RfBuilt, RlBuilt): its layout's model (floats_count set), its floats, and the stages laid one after another in
+// its weights, stage i from float stage_at[i] (stage_at has one more entry: the end).
+template <class Built>
+bool recognize_f32(const ChainSpec& spec, Built* r, std::vector<int>* stage_at, std::string* why) {
   if (spec.compute != Elem::F32) return fail(why, "the FFMA kernel computes in float32");
+  RtBuilt b;
   std::vector<std::vector<unsigned char>> stages;
-  if (!recognize_row_tile(spec, pack_kn, b, &stages, why)) return false;
-  const RtModel& m = b->model;
+  if (!recognize_row_tile(spec, pack_kn, &b, &stages, why)) return false;
+  const RtModel& m = b.model;
   if (m.x_elem != Elem::F32 || m.recon_elem != Elem::F32 || m.latent_elem != Elem::F32)
     return fail(why, "the FFMA kernel reads and writes float32 tensors");
   stage_at->assign(1, 0);
   for (const auto& st : stages) {
-    weights->insert(weights->end(), reinterpret_cast<const float*>(st.data()),
-                    reinterpret_cast<const float*>(st.data() + st.size()));
-    stage_at->push_back(static_cast<int>(weights->size()));
+    r->weights.insert(r->weights.end(), reinterpret_cast<const float*>(st.data()),
+                      reinterpret_cast<const float*>(st.data() + st.size()));
+    stage_at->push_back(static_cast<int>(r->weights.size()));
   }
+  r->layout.m = b.model;
+  r->layout.m.floats_count = static_cast<int>(b.floats.size());
+  r->floats = std::move(b.floats);
   return true;
 }
 
 }  // namespace
 
 bool build_row_ffma(const ChainSpec& spec, const RfBudget& budget, RfBuilt* result, std::string* why) {
-  RtBuilt b;
   RfBuilt r;
   std::vector<int> stage_at;
-  if (!recognize_f32(spec, &b, &r.weights, &stage_at, why)) return false;
+  if (!recognize_f32(spec, &r, &stage_at, why)) return false;
   RfLayout& l = r.layout;
-  l.m = b.model;
   const RtModel& m = l.m;
   const int D = m.width, S = m.seq;
   if (S < 1 || S > kRfMaxSeq) return fail(why, "sequences of ", S, " rows (up to ", kRfMaxSeq, ")");
@@ -67,8 +70,6 @@ bool build_row_ffma(const ChainSpec& spec, const RfBudget& budget, RfBuilt* resu
   add(m.enc, 1 + 2 * m.blocks, S * D, m.latent);
   add(m.dec, 2 + 2 * m.blocks, m.latent, S * D);
   add(m.out, 3 + 2 * m.blocks, D, m.slice);
-  l.m.floats_count = static_cast<int>(b.floats.size());
-  r.floats = std::move(b.floats);
 
   // The largest tile whose activations leave two weight slots of at least min_slot_bytes each (or of the largest
   // Linear), every product within the compiled per-thread limits.
@@ -129,12 +130,10 @@ bool build_row_ffma(const ChainSpec& spec, const RfBudget& budget, RfBuilt* resu
 }
 
 bool build_row_lane(const ChainSpec& spec, const RlBudget& budget, RlBuilt* result, std::string* why) {
-  RtBuilt b;
   RlBuilt r;
   std::vector<int> stage_at;
-  if (!recognize_f32(spec, &b, &r.weights, &stage_at, why)) return false;
+  if (!recognize_f32(spec, &r, &stage_at, why)) return false;
   RlLayout& l = r.layout;
-  l.m = b.model;
   RtModel& m = l.m;
   const int D = m.width, S = m.seq;
   bool shape = false;
@@ -153,8 +152,6 @@ bool build_row_lane(const ChainSpec& spec, const RlBudget& budget, RlBuilt* resu
     RtBlock& blk = m.block[i];
     to_floats(blk.qkv), to_floats(blk.proj), to_floats(blk.fc1), to_floats(blk.fc2);
   }
-  m.floats_count = static_cast<int>(b.floats.size());
-  r.floats = std::move(b.floats);
   const int stages = static_cast<int>(stage_at.size()) - 1, enc = 1 + 2 * m.blocks, dec = enc + 1;
   auto stage_floats = [&](int i) { return stage_at[i + 1] - stage_at[i]; };
   int slot = 0;

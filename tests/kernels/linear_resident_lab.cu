@@ -53,17 +53,10 @@ std::unique_ptr<DeviceBuf> upload(const std::vector<float>& v) {
   return b;
 }
 
-// W [K, N] as the resident kernel reads it: [k, np], columns zero-padded.
-std::vector<float> pack_rs(const std::vector<float>& w, int k, int n) {
+// W [K, N] as the kernels read it: [kp, np] row-major, zero-padded (the resident kernel: kp = k; the per-block
+// kernel: kp = k rounded up to 16); np = n rounded up to 64 for both.
+std::vector<float> pack_w(const std::vector<float>& w, int k, int n, int kp) {
   const int np = rs::padded_n(n);
-  std::vector<float> out(static_cast<size_t>(k) * np, 0.f);
-  for (int i = 0; i < k; ++i)
-    for (int j = 0; j < n; ++j) out[static_cast<size_t>(i) * np + j] = w[static_cast<size_t>(i) * n + j];
-  return out;
-}
-// The same for linear_ffma.cuh: [kp, np] with kp = k rounded up to 16.
-std::vector<float> pack_old(const std::vector<float>& w, int k, int n) {
-  const int kp = ie::lin::ffma::padded_k(k), np = ie::lin::ffma::padded_n(n);
   std::vector<float> out(static_cast<size_t>(kp) * np, 0.f);
   for (int i = 0; i < k; ++i)
     for (int j = 0; j < n; ++j) out[static_cast<size_t>(i) * np + j] = w[static_cast<size_t>(i) * n + j];
@@ -129,7 +122,7 @@ int check_case(const Variant& v, const Case& c, unsigned seed) {
   for (float& x : res) x = ua(rng);
   for (float& x : g) x = ug(rng);
   for (float& x : be) x = ub(rng);
-  auto da = upload(a), dw = upload(pack_rs(w, c.k, c.n)), db = upload(b), dr = upload(res), dg = upload(g),
+  auto da = upload(a), dw = upload(pack_w(w, c.k, c.n, c.k)), db = upload(b), dr = upload(res), dg = upload(g),
        dbe = upload(be);
   const int seg = c.n / c.outputs;
   std::vector<std::unique_ptr<DeviceBuf>> dy;
@@ -243,8 +236,8 @@ void time_all(const std::string& filter, FILE* csv) {
         as.push_back(upload(host));
       }
       std::vector<float> w(static_cast<size_t>(pr.k) * pr.n, 0.01f), bias(pr.n, 0.1f), g(pr.k, 1.f), be(pr.k, 0.f);
-      auto dw = upload(pack_rs(w, pr.k, pr.n)), dwo = upload(pack_old(w, pr.k, pr.n)), db = upload(bias),
-           dg = upload(g), dbe = upload(be);
+      auto dw = upload(pack_w(w, pr.k, pr.n, pr.k)), dwo = upload(pack_w(w, pr.k, pr.n, ie::lin::ffma::padded_k(pr.k))),
+           db = upload(bias), dg = upload(g), dbe = upload(be);
       DeviceBuf y(rows * pr.n * sizeof(float)), res(rows * pr.n * sizeof(float));
       CUDA_CHECK(cudaMemset(res.p, 0, rows * pr.n * sizeof(float)));
       const double flops = 2.0 * rows * pr.k * pr.n;

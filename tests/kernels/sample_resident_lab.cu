@@ -367,6 +367,29 @@ static const char* stage_name(const RtRunner&, int drop) {
   return stages[drop];
 }
 
+// Median ms of launch(i) over 50 runs after 20 untimed ones, each run between two events and waited for (so a
+// small batch's figure includes its launch).
+template <class F>
+static double launch_median_ms(F&& launch) {
+  cudaEvent_t t0, t1;
+  CK(cudaEventCreate(&t0));
+  CK(cudaEventCreate(&t1));
+  for (int i = 0; i < 20; ++i) launch(i);
+  std::vector<float> ms;
+  for (int i = 0; i < 50; ++i) {
+    CK(cudaEventRecord(t0));
+    launch(i);
+    CK(cudaEventRecord(t1));
+    CK(cudaEventSynchronize(t1));
+    float m = 0;
+    CK(cudaEventElapsedTime(&m, t0, t1));
+    ms.push_back(m);
+  }
+  std::sort(ms.begin(), ms.end());
+  cudaEventDestroy(t0), cudaEventDestroy(t1);
+  return ms[ms.size() / 2];
+}
+
 template <class T, class R = Runner>
 static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std::mt19937& rng, int drop = -1) {
   Shape s;
@@ -387,22 +410,7 @@ static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std
   }
   CK(cudaMalloc(&dr, batch * s.seq * s.slice * 4));
   CK(cudaMalloc(&dz, batch * s.latent * 4));
-  cudaEvent_t t0, t1;
-  CK(cudaEventCreate(&t0));
-  CK(cudaEventCreate(&t1));
-  for (int i = 0; i < 20; ++i) run.template launch<T>(dx[i % kSets], dr, dz, batch);
-  std::vector<float> ms;
-  for (int i = 0; i < 50; ++i) {
-    CK(cudaEventRecord(t0));
-    run.template launch<T>(dx[i % kSets], dr, dz, batch);
-    CK(cudaEventRecord(t1));
-    CK(cudaEventSynchronize(t1));
-    float m = 0;
-    CK(cudaEventElapsedTime(&m, t0, t1));
-    ms.push_back(m);
-  }
-  std::sort(ms.begin(), ms.end());
-  const double med = ms[ms.size() / 2];
+  const double med = launch_median_ms([&](int i) { run.template launch<T>(dx[i % kSets], dr, dz, batch); });
   const double flop = chain_flops_per_sample(spec) * batch;
   const double bytes = batch * (s.seq * s.slice * 2.0 + s.latent) * 4;
   if (drop >= 0) std::printf("  without %-9s", stage_name(run, drop));
@@ -413,29 +421,13 @@ static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std
       bytes / med / 1e6);
   for (int i = 0; i < kSets; ++i) cudaFree(dx[i]);
   cudaFree(dr), cudaFree(dz);
-  cudaEventDestroy(t0), cudaEventDestroy(t1);
 }
 
-// An empty kernel timed as time_it times the others (an event, the launch, an event, a wait): the launch's share
-// of a batch-1 figure.
+// An empty kernel timed as time_it times the others: the launch's share of a batch-1 figure.
 __global__ void empty_kernel() {}
 static void time_empty() {
-  cudaEvent_t t0, t1;
-  CK(cudaEventCreate(&t0));
-  CK(cudaEventCreate(&t1));
-  std::vector<float> ms;
-  for (int i = 0; i < 70; ++i) {
-    CK(cudaEventRecord(t0));
-    empty_kernel<<<1, 128>>>();
-    CK(cudaEventRecord(t1));
-    CK(cudaEventSynchronize(t1));
-    float m = 0;
-    CK(cudaEventElapsedTime(&m, t0, t1));
-    if (i >= 20) ms.push_back(m);
-  }
-  std::sort(ms.begin(), ms.end());
-  std::printf("  empty kernel, one CTA of 128 threads: %8.4f ms\n", ms[ms.size() / 2]);
-  cudaEventDestroy(t0), cudaEventDestroy(t1);
+  std::printf("  empty kernel, one CTA of 128 threads: %8.4f ms\n",
+              launch_median_ms([](int) { empty_kernel<<<1, 128>>>(); }));
 }
 
 // The SSA's program as the builder lays it out (no device needed).

@@ -3,7 +3,7 @@
     import sys; sys.path.insert(0, 'tools/results/h200/conv_ldmatrix')
     from sass_counts import functions, find, report
 or from the shell, one report per 'TAG=NEEDLE,NEEDLE,...' argument (BF16 stands for the bf16 instantiation):
-    python3 tools/results/h200/conv_ldmatrix/sass_counts.py 'ldsm conv1=fused_conv_ldsm_kernel,Li6ELi1E,BF16'
+    "$TORCH_PYTHON" tools/results/h200/conv_ldmatrix/sass_counts.py 'ldsm conv1=fused_conv_ldsm_kernel,Li6ELi1E,BF16'
 """
 import collections
 import re
