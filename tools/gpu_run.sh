@@ -7,6 +7,8 @@
 #   bash tools/gpu_run.sh OUT_DIR [BUILD_DIR] [STAGES]
 #     BUILD_DIR: default .device/build (tools/stage_device_build.sh)
 #     STAGES: "all" (default) or a comma list of: tests, python, nodes, models, labs, bench, stream, torch
+#     stream: the README's main job (--precision auto) and fixed modes, with /usr/bin/time; bench with 1-3 batches in
+#     flight; on a machine with two GPUs also devices 0 against 0,1, the pipeline tests and the host links' ceiling
 #     python: the DLPack GPU test, when BUILD_DIR has the Python package built for the GPU machine's PyTorch
 #     interpreter (see the README's Python section) and PYTEST_PATH names a folder with pytest for it
 set -uo pipefail
@@ -133,14 +135,19 @@ fi
 if want stream; then
   stage "batches in flight: the main job's wall time, and streamed bench figures"
   data=${FASHION_MNIST_DIR:-$root/.device/data}
-  for bs in 1000 10000; do
-    for run in 1 2 3; do  # the first start of a process on a fresh machine also loads the driver's caches
-      /usr/bin/time -f "wall %e s" "$build/bin/infer" --config configs/convnet.yaml --backend auto \
-        --input "$data/t10k-images-idx3-ubyte.gz" --labels "$data/t10k-labels-idx1-ubyte.gz" --min-accuracy 0.89 \
-        --batch-size $bs --output "$out/logs/probs_$bs.npy" --top-k 3 --json > "$out/logs/main_job_${bs}_$run.log" 2>&1
-      say "main job, batch $bs, run $run, exit $?: $(grep -E '^(time|throughput|accuracy)|^wall' "$out/logs/main_job_${bs}_$run.log" | tr '\n' ' ')"
-    done
-  done
+  # The README's main job (tools/run_main.sh's command: --precision auto, batches of 1000), then fixed modes and
+  # batch sizes; several runs each, as the first start of a process on a fresh machine also loads the driver's caches.
+  main_job() {  # TAG ARGS...: one run of infer on the 10,000 test images, /usr/bin/time around the process
+    local tag=$1; shift
+    /usr/bin/time -f "wall %e s" "$build/bin/infer" --config configs/convnet.yaml --backend auto \
+      --input "$data/t10k-images-idx3-ubyte.gz" --labels "$data/t10k-labels-idx1-ubyte.gz" --min-accuracy 0.89 \
+      --output "$out/logs/probs_$tag.npy" --top-k 3 --json "$@" > "$out/logs/main_job_$tag.log" 2>&1
+    say "main job $tag ($*) exit $?: $(grep -E '^(backend|time|throughput|accuracy)|^wall' "$out/logs/main_job_$tag.log" | tr '\n' ' ')"
+  }
+  for run in 1 2 3 4; do main_job auto_$run --precision auto; done
+  for run in 1 2; do main_job fp16_$run --precision fp16; done
+  for run in 1 2; do main_job fp32_$run --precision fp32; done
+  for run in 1 2; do main_job auto_10000_$run --precision auto --batch-size 10000; done
   for spec in "convnet 10000 fp32 -" "convnet 10000 bf16 -" "convnet 10000 fp32 --raw" "convnet 10000 bf16 --raw" \
               "convnet 10000 fp16 --raw" "ssa 65536 fp32 -" "ssa 65536 bf16 -" "ssa 512 bf16 -"; do
     set -- $spec
@@ -152,6 +159,33 @@ if want stream; then
       say "stream $spec in-flight $depth exit $?: $(grep -E '^ +[0-9]+ \|' "$out/logs/stream_$1_$2_$3${raw}_d$depth.log")"
     done
   done
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  if (( gpus >= 2 )); then
+    stage "two GPUs against one (3 batches in flight per device), and what the host's links carry"
+    say "$(nvidia-smi topo -m 2>&1 | head -4)"
+    for spec in "convnet 10000 bf16 -" "convnet 10000 fp32 -" "convnet 10000 bf16 --raw" "ssa 65536 bf16 -" \
+                "ssa 65536 fp32 -"; do
+      set -- $spec
+      raw=; [[ $4 == --raw ]] && raw=--raw
+      for devs in 0 0,1; do
+        tag=$1_$2_$3${raw}_dev${devs/,/_}
+        "$build/bin/bench" --config configs/$1.yaml $raw --paths cuda --precision $3 --batches $2 --in-flight 3 \
+          --devices $devs --duration-ms "${STREAM_MS:-1500}" --json "$out/logs/stream_$tag.json" \
+          > "$out/logs/stream_$tag.log" 2>&1
+        say "stream $spec devices $devs exit $?: $(grep -E '^ +[0-9]+ \|' "$out/logs/stream_$tag.log")"
+      done
+    done
+    for run in 1 2; do main_job auto_devices_all_$run --precision auto --devices all; done
+    "$build/bin/gpu_tests" --no-version -tc='*pipeline*' > "$out/logs/gpu_tests_pipeline_two_gpus.log" 2>&1
+    say "pipeline GPU tests on $gpus GPUs exit $?: $(grep -E '^\[doctest\] (test cases|assertions)' "$out/logs/gpu_tests_pipeline_two_gpus.log" | tr '\n' ' ')"
+    if command -v nvcc > /dev/null; then
+      nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I. tests/kernels/host_link_lab.cu \
+        -o "$out/host_link_lab" > "$out/logs/host_link_build.log" 2>&1 &&
+        "$out/host_link_lab" --csv "$out/logs/host_link.csv" > "$out/logs/host_link.log" 2>&1
+      say "host_link_lab exit $?"; tee -a "$summary" < "$out/logs/host_link.log"
+      rm -f "$out/host_link_lab"
+    fi
+  fi
 fi
 
 if want torch; then

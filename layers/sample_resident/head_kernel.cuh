@@ -10,9 +10,8 @@
 //    same bytes) used for all R samples; the lanes' sums added by xor shuffles in a fixed order (the same bits on
 //    every run);
 //  - bias and activation; the hidden rows stay in shared memory as floats;
-//  - the second product: a thread per (sample, class) over the hidden row, W2^T from shared memory; softmax: a warp per
-//  sample, written in
-//    the output's type (the chain's float output: the precision pass's Cast is a view here).
+//  - the second product and the softmax: a warp per sample, its lanes across the classes, W2^T from shared memory,
+//    written in the output's type (the chain's float output: the precision pass's Cast is a view here).
 // Why not the Tensor Cores or the interpreting kernel: the products are 66 KFLOP per sample and the head's time at
 // small batches is its chain of dependent steps. The interpreter (16-sample tiles, W^T staged through shared memory
 // with a barrier per instruction) took 0.020 ms at batch 1 for the conv net's head alone (lab, H100), the per-step
@@ -103,6 +102,9 @@ __global__ void __launch_bounds__(kThreads) head_kernel(Args a) {
     uint4* dst = reinterpret_cast<uint4*>(xs);
     for (int i = tid; i < rows * kc; i += blockDim.x) dst[i] = load_x8<T>(x, m.x_f32, i);
   }
+  // The second product's bias of the lane's first class, requested before the first product as well.
+  const float* b2 = a.floats + m.b2;
+  const float b2_lane = lane < C ? __ldg(b2 + lane) : 0.f;
   __syncthreads();
   const float* b1 = a.floats + m.b1;
   const auto act = static_cast<dev::Act>(m.act);
@@ -110,6 +112,9 @@ __global__ void __launch_bounds__(kThreads) head_kernel(Args a) {
     const int h1 = h0 + nwarps;
     const bool two = h1 < H;
     if (h0 != warp) request(h0);
+    // The biases now, so that their latency passes under the products (after the reduction they were most of the
+    // stalls at batch 1).
+    const float bias0 = lane == 0 ? __ldg(b1 + h0) : 0.f, bias1 = lane == 0 && two ? __ldg(b1 + h1) : 0.f;
     float acc0[R], acc1[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = 0.f;
@@ -131,35 +136,43 @@ __global__ void __launch_bounds__(kThreads) head_kernel(Args a) {
     for (int c = lane + 32 * kPre; c < kc; c += 32) accumulate(__ldg(row0 + c), __ldg(row1 + c), c);
 #pragma unroll
     for (int r = 0; r < R; ++r)
+      if (r < rows)  // the tile's rows only (the same for the whole CTA): at batch 1 the rest were a fifth of the work
 #pragma unroll
-      for (int s = 16; s; s >>= 1) {
-        acc0[r] += __shfl_xor_sync(0xffffffffu, acc0[r], s);
-        acc1[r] += __shfl_xor_sync(0xffffffffu, acc1[r], s);
-      }
+        for (int s = 16; s; s >>= 1) {
+          acc0[r] += __shfl_xor_sync(0xffffffffu, acc0[r], s);
+          acc1[r] += __shfl_xor_sync(0xffffffffu, acc1[r], s);
+        }
     if (lane == 0)
 #pragma unroll
       for (int r = 0; r < R; ++r)
         if (r < rows) {
-          hs[r * H + h0] = dev::activate(act, acc0[r] + b1[h0]);
-          if (two) hs[r * H + h1] = dev::activate(act, acc1[r] + b1[h1]);
+          hs[r * H + h0] = dev::activate(act, acc0[r] + bias0);
+          if (two) hs[r * H + h1] = dev::activate(act, acc1[r] + bias1);
         }
   }
   __syncthreads();
-  const float* b2 = a.floats + m.b2;
-  for (int i = tid; i < rows * C; i += blockDim.x) {
-    const int r = i / C, c = i - r * C;
-    const float* hr = hs + r * H;
-    const T* wr = w2s + c * H;
-    float s = b2[c];
-    for (int j = 0; j < H; ++j) s = fmaf(hr[j], dev::to_float(wr[j]), s);
-    ls[i] = s;
-  }
-  __syncthreads();
-  // Softmax per sample; a NaN anywhere in a row makes the whole row NaN (its sum), as the per-step kernels do.
+  // The second product and the softmax: a warp per sample, its lanes across the classes, the hidden row read by all
+  // lanes at once (a broadcast). Each lane keeps its own classes' logits in the sample's row of shared memory, so
+  // no barrier stands between the product and the softmax. A NaN anywhere in a row makes the whole row NaN (its
+  // sum), as the per-step kernels do.
   for (int r = warp; r < rows; r += nwarps) {
-    const float* lr = ls + r * C;
+    const float* hr = hs + r * H;
+    float* lr = ls + r * C;
     float mx = -INFINITY;
-    for (int c = lane; c < C; c += 32) mx = fmaxf(mx, lr[c]);
+    for (int c = lane; c < C; c += 32) {
+      const T* wr = w2s + c * H;
+      // Two partial sums halve the chain of dependent multiply-adds.
+      float s = c == lane ? b2_lane : __ldg(b2 + c), t = 0.f;
+      int j = 0;
+      for (; j + 1 < H; j += 2) {
+        s = fmaf(hr[j], dev::to_float(wr[j]), s);
+        t = fmaf(hr[j + 1], dev::to_float(wr[j + 1]), t);
+      }
+      if (j < H) s = fmaf(hr[j], dev::to_float(wr[j]), s);
+      s += t;
+      lr[c] = s;
+      mx = fmaxf(mx, s);
+    }
 #pragma unroll
     for (int s = 16; s; s >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, s));
     float sum = 0.f;

@@ -45,8 +45,14 @@
 //       reductions of all R = 8 rows' accumulators (7 empty at batch 1) 22% of the executed instructions, the bf16
 //       unpacking 13%, and the b1 loads after the reduction 30% of the (few) stall samples. Next: reduce only the
 //       CTA's rows (rows is uniform), load the biases before the products; not measured yet.
+//   H6. H5's change (v1), then the second product and the softmax as a warp per sample, lanes across the classes,
+//       two partial sums, no barrier between them (new, kept); three trees in one call, three alternating rounds
+//       (tools/results/h200/head_batch1/call_a/), HEAD / v1 / new, ms: batch 1 0.0089 / 0.0084 / 0.0077-0.0082;
+//       8 0.0142 / 0.0141 / 0.0143; 1000 0.0150 / 0.0149 / 0.0151; past the engine's range a little slower (10000
+//       0.1110 / 0.1133 / 0.1145). In the conv net's batch-1 graph replays: 7.5-7.6 us (8.6 before).
 // Engine, whole conv net, bf16, compute p50 (tools/results/h200/head_chain/): 1: 0.0220 ms (per step 0.0219),
-// 16: 0.0291 (0.0364), 128: 0.0335 (0.0425), 1000: 0.0963 (0.1004).
+// 16: 0.0291 (0.0364), 128: 0.0335 (0.0425), 1000: 0.0963 (0.1004). After H6 (head_batch1/call_a/): 1: 0.0200,
+// 16: 0.0288, 128: 0.0339, 1000: 0.0971; fp16 1: 0.0194.
 #include <memory>
 #include <random>
 #include <type_traits>

@@ -2,7 +2,8 @@
 # Sourced by the sample-resident call scripts on the GPU machine (after device_env.sh, from the repository root):
 # bench_ssa_16bit ROUNDS [TAG] (the SSA's bench on cuda in bf16 and fp16, ROUNDS rounds, into
 # $R/bench_TAGP_ROUND.log),
-# sr_gpu_checks (the GPU tests, then the sample-resident tests under memcheck, racecheck and synccheck) and
+# sr_gpu_checks [TEST_CASES [TAG]] (the GPU tests, then the sample-resident tests, or TEST_CASES, under memcheck,
+# racecheck and synccheck) and
 # compare_ssa_16bit (compare cpu against cuda for both exports in bf16 and fp16, seeds 7 and 8).
 bench_ssa_16bit() {
   for round in $(seq "$1"); do
@@ -13,14 +14,15 @@ bench_ssa_16bit() {
     done
   done
 }
-sr_gpu_checks() {
+sr_gpu_checks() {  # [TEST_CASES [TAG]]: the tests the sanitizers run (default the SSA's sample-resident ones)
+  local cases=${1:-GPU: the SSA runs as one sample-resident*} tag=${2:-sr}
   $B/gpu_tests --no-version > $R/gpu_tests.log 2>&1
   echo "gpu_tests exit $?: $(grep -E '^\[doctest\] (test cases|assertions)' $R/gpu_tests.log | tr '\n' ' ')"
   grep -B3 -A12 "ERROR" $R/gpu_tests.log | head -40
   for tool in memcheck racecheck synccheck; do
     compute-sanitizer --tool $tool --error-exitcode 9 $B/gpu_tests --no-version \
-      -tc='GPU: the SSA runs as one sample-resident*' > $R/gpu_tests_sr_$tool.log 2>&1
-    echo "$tool (sample-resident tests) exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY' $R/gpu_tests_sr_$tool.log | tail -1)"
+      -tc="$cases" > $R/gpu_tests_${tag}_$tool.log 2>&1
+    echo "$tool ($tag tests) exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY' $R/gpu_tests_${tag}_$tool.log | tail -1)"
   done
 }
 compare_ssa_16bit() {
