@@ -143,6 +143,7 @@ if want stream; then
       --input "$data/t10k-images-idx3-ubyte.gz" --labels "$data/t10k-labels-idx1-ubyte.gz" --min-accuracy 0.89 \
       --output "$out/logs/probs_$tag.npy" --top-k 3 --json "$@" > "$out/logs/main_job_$tag.log" 2>&1
     say "main job $tag ($*) exit $?: $(grep -E '^(backend|time|throughput|accuracy)|^wall' "$out/logs/main_job_$tag.log" | tr '\n' ' ')"
+    rm -f "$out/logs/probs_$tag.npy" "$out/logs/probs_${tag}_top_k.csv"  # written to be timed, not kept
   }
   for run in 1 2 3 4; do main_job auto_$run --precision auto; done
   for run in 1 2; do main_job fp16_$run --precision fp16; done

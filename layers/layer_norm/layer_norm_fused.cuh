@@ -6,6 +6,9 @@
 //  - group: n a multiple of P and n <= 256 P (1024 floats, 2048 halves). A group of G = 4..32 lanes per row (a
 //    warp holds 32/G rows), each lane keeping ITERS packs in registers. Short rows (the SSA's 64) thus fill the
 //    warp with 16-byte loads instead of leaving lanes idle; statistics by xor shuffles inside the group.
+//    The streaming form (layer_norm_group_stream_kernel; 16-bit rows, and float rows up to two waves): a grid of at
+//    most one wave of resident CTAs, each group walking its rows with the next row's loads issued before this row's
+//    math and stores, the lane's scale and bias packs (the same for every row) loaded once with the first row.
 //  - block: n a multiple of P up to 8192 P. One CTA of THREADS per row, the row in registers (ITERS packs per
 //    thread), block sums through shared memory.
 //  - generic: any other n or alignment; one CTA per row, three passes over global memory (the row is then read
@@ -23,6 +26,7 @@
 
 #include "layers/common/activation_device.cuh"
 #include "layers/common/float_device.cuh"
+#include "layers/common/launch_limits.cuh"
 
 namespace ie::ln {
 
@@ -76,15 +80,18 @@ __device__ __forceinline__ float cta_sum(float v, float* red) {
   return v;
 }
 
-// y = act((x - mean) * inv * scale + bias) for one pack.
+// The scale's or bias's pack at element `elem` as raw bits (zeros for a null bias).
+template <class T>
+__device__ __forceinline__ uint4 param_pack(const void* param, int elem) {
+  return param ? __ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(param) + elem)) : uint4{};
+}
+
+// y = act((x - mean) * inv * scale + bias) for one pack, scale and bias given as raw packs.
 template <class T>
 __device__ __forceinline__ void write_pack(const Params& p, const float (&v)[Pack16<T>::kN], float mean, float inv,
-                                           int elem, T* yr) {
+                                           const uint4& scale, const uint4& bias, int elem, T* yr) {
   constexpr int V = Pack16<T>::kN;
-  Pack16<T> s, b{};
-  *reinterpret_cast<uint4*>(&s) = __ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.scale) + elem));
-  if (p.bias)
-    *reinterpret_cast<uint4*>(&b) = __ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.bias) + elem));
+  const Pack16<T> s = *reinterpret_cast<const Pack16<T>*>(&scale), b = *reinterpret_cast<const Pack16<T>*>(&bias);
   float r[V];
 #pragma unroll
   for (int k = 0; k < V; ++k) r[k] = fmaf((v[k] - mean) * inv, to_float(s.v[k]), to_float(b.v[k]));
@@ -95,6 +102,48 @@ __device__ __forceinline__ void write_pack(const Params& p, const float (&v)[Pac
   *reinterpret_cast<Pack16<T>*>(yr + elem) = o;
 }
 
+// The same, loading the scale and bias packs (from L1 after the first row).
+template <class T>
+__device__ __forceinline__ void write_pack(const Params& p, const float (&v)[Pack16<T>::kN], float mean, float inv,
+                                           int elem, T* yr) {
+  const uint4 s = __ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.scale) + elem));
+  uint4 b{};
+  if (p.bias) b = __ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.bias) + elem));
+  write_pack<T>(p, v, mean, inv, s, b, elem, yr);
+}
+
+constexpr int kGroupThreads = 128;
+
+// A group kernel thread's view of its rows: lane g of a group of G holds packs it * G + g of each row.
+template <class T, int G>
+struct GroupLane {
+  static constexpr int V = Pack16<T>::kN;
+  static constexpr int kRowsPerCta = kGroupThreads / G;
+  int g, npack;
+  float inv_n;
+  __device__ explicit GroupLane(const Params& p)
+      : g(static_cast<int>(threadIdx.x) & (G - 1)), npack(p.n / V), inv_n(1.f / static_cast<float>(p.n)) {}
+  __device__ bool holds(int it) const { return it * G + g < npack; }
+  // The row's mean and 1 / sqrt(var + eps) over the group, from the lane's values and their sum (two passes over
+  // registers); `live` false: a group past the last row, which still joins the shuffles.
+  template <int ITERS>
+  __device__ float2 stats(const float (&v)[ITERS][V], float sum, bool live, float eps) const {
+    const float mean = group_sum<G>(sum) * inv_n;
+    float sq = 0.f;
+#pragma unroll
+    for (int it = 0; it < ITERS; ++it) {
+      if (live && holds(it)) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const float d = v[it][k] - mean;
+          sq += d * d;
+        }
+      }
+    }
+    return make_float2(mean, rsqrtf(group_sum<G>(sq) * inv_n + eps));
+  }
+};
+
 template <class T>
 __device__ __forceinline__ void load_pack(const T* xr, int elem, float (&v)[Pack16<T>::kN]) {
   Pack16<T> in;
@@ -103,21 +152,29 @@ __device__ __forceinline__ void load_pack(const T* xr, int elem, float (&v)[Pack
   for (int k = 0; k < Pack16<T>::kN; ++k) v[k] = to_float(in.v[k]);
 }
 
-constexpr int kGroupThreads = 128;
+// The lane's packs of row `row` as raw bits (zeros past the row or the rows): the streaming kernel's loads.
+template <class T, int G, int ITERS>
+__device__ __forceinline__ void request_row(const Params& p, const GroupLane<T, G>& L, int64_t row,
+                                            uint4 (&raw)[ITERS]) {
+  const T* xr = static_cast<const T*>(p.x) + row * p.n;
+#pragma unroll
+  for (int it = 0; it < ITERS; ++it)
+    raw[it] = row < p.rows && L.holds(it)
+                  ? __ldg(reinterpret_cast<const uint4*>(xr + (it * G + L.g) * GroupLane<T, G>::V))
+                  : uint4{};
+}
 
 // Rows of n = npack packs, G lanes per row; lane g of a group holds packs it * G + g.
 template <class T, int G, int ITERS>
 __global__ void __launch_bounds__(kGroupThreads) layer_norm_group_kernel(Params p) {
-  constexpr int V = Pack16<T>::kN;
-  constexpr int kRowsPerCta = kGroupThreads / G;
-  const int g = threadIdx.x & (G - 1);
-  const int npack = p.n / V;
-  const float inv_n = 1.f / static_cast<float>(p.n);
+  using Lane = GroupLane<T, G>;
+  constexpr int V = Lane::V;
+  const Lane L(p);
   const T* x = static_cast<const T*>(p.x);
   T* y = static_cast<T*>(p.y);
   // Warp-uniform trip count: a group past the last row still joins the shuffles.
-  for (int64_t base = static_cast<int64_t>(blockIdx.x) * kRowsPerCta; base < p.rows;
-       base += static_cast<int64_t>(gridDim.x) * kRowsPerCta) {
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * Lane::kRowsPerCta; base < p.rows;
+       base += static_cast<int64_t>(gridDim.x) * Lane::kRowsPerCta) {
     const int64_t row = base + threadIdx.x / G;
     const bool live = row < p.rows;
     const T* xr = x + row * p.n;
@@ -125,37 +182,82 @@ __global__ void __launch_bounds__(kGroupThreads) layer_norm_group_kernel(Params 
     float sum = 0.f;
 #pragma unroll
     for (int it = 0; it < ITERS; ++it) {
-      const int pk = it * G + g;
-      if (live && pk < npack) {
-        load_pack(xr, pk * V, v[it]);
+      if (live && L.holds(it)) {
+        load_pack(xr, (it * G + L.g) * V, v[it]);
 #pragma unroll
         for (int k = 0; k < V; ++k) sum += v[it][k];
       }
     }
-    const float mean = group_sum<G>(sum) * inv_n;
-    float sq = 0.f;
-#pragma unroll
-    for (int it = 0; it < ITERS; ++it) {
-      if (live && it * G + g < npack) {
-#pragma unroll
-        for (int k = 0; k < V; ++k) {
-          const float d = v[it][k] - mean;
-          sq += d * d;
-        }
-      }
-    }
-    const float inv = rsqrtf(group_sum<G>(sq) * inv_n + p.eps);
+    const float2 st = L.stats(v, sum, live, p.eps);
     if (!live) continue;
     T* yr = y + row * p.n;
 #pragma unroll
+    for (int it = 0; it < ITERS; ++it)
+      if (L.holds(it)) write_pack<T>(p, v[it], st.x, st.y, (it * G + L.g) * V, yr);
+    if (L.g == 0) {
+      if (p.mean) p.mean[row] = st.x;
+      if (p.inv_std) p.inv_std[row] = st.y;
+    }
+  }
+}
+
+// The group kernel for more rows than one wave of resident CTAs holds: each group walks rows base, base + stride,
+// ... with the next row's ITERS packs requested before this row's statistics, activation and stores, so that the
+// loads of one row overlap the math of the last (the plain kernel's CTAs load, compute and store once each, in
+// step with the rest of their wave). Scale and bias packs stay in registers for the whole kernel.
+// HOIST: scale and bias packs in registers (else loaded per row, from L1, as the plain kernel does).
+template <class T, int G, int ITERS, bool HOIST>
+__global__ void __launch_bounds__(kGroupThreads) layer_norm_group_stream_kernel(Params p) {
+  using Lane = GroupLane<T, G>;
+  constexpr int V = Lane::V;
+  const Lane L(p);
+  const T* x = static_cast<const T*>(p.x);
+  T* y = static_cast<T*>(p.y);
+  uint4 sc[ITERS], bi[ITERS];
+#pragma unroll
+  for (int it = 0; it < ITERS && HOIST; ++it) {
+    const bool in = L.holds(it);
+    sc[it] = in ? param_pack<T>(p.scale, (it * G + L.g) * V) : uint4{};
+    bi[it] = in ? param_pack<T>(p.bias, (it * G + L.g) * V) : uint4{};
+  }
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * Lane::kRowsPerCta;
+  int64_t row = static_cast<int64_t>(blockIdx.x) * Lane::kRowsPerCta + threadIdx.x / G;
+  uint4 cur[ITERS];
+  request_row<T, G, ITERS>(p, L, row, cur);
+  // Warp-uniform trip count (the CTA's first row decides): a group past the last row still joins the shuffles.
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * Lane::kRowsPerCta; base < p.rows;
+       base += stride, row += stride) {
+    uint4 nxt[ITERS];
+    request_row<T, G, ITERS>(p, L, row + stride, nxt);
+    const bool live = row < p.rows;
+    float v[ITERS][V];
+    float sum = 0.f;
+#pragma unroll
     for (int it = 0; it < ITERS; ++it) {
-      const int pk = it * G + g;
-      if (pk < npack) write_pack<T>(p, v[it], mean, inv, pk * V, yr);
+      const Pack16<T> in = *reinterpret_cast<const Pack16<T>*>(&cur[it]);
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        v[it][k] = to_float(in.v[k]);
+        sum += v[it][k];  // packs past the row are zeros
+      }
     }
-    if (g == 0) {
-      if (p.mean) p.mean[row] = mean;
-      if (p.inv_std) p.inv_std[row] = inv;
+    const float2 st = L.stats(v, sum, live, p.eps);
+    if (live) {
+      T* yr = y + row * p.n;
+#pragma unroll
+      for (int it = 0; it < ITERS; ++it) {
+        if (!L.holds(it)) continue;
+        const int elem = (it * G + L.g) * V;
+        if (!HOIST) sc[it] = param_pack<T>(p.scale, elem), bi[it] = param_pack<T>(p.bias, elem);
+        write_pack<T>(p, v[it], st.x, st.y, sc[it], bi[it], elem, yr);
+      }
+      if (L.g == 0) {
+        if (p.mean) p.mean[row] = st.x;
+        if (p.inv_std) p.inv_std[row] = st.y;
+      }
     }
+#pragma unroll
+    for (int it = 0; it < ITERS; ++it) cur[it] = nxt[it];
   }
 }
 
@@ -243,6 +345,9 @@ struct Choice {
   enum Kind { kGroup, kBlock, kGeneric } kind = kGeneric;
   int lanes = 0;  // G (group) or THREADS (block)
   int iters = 0;  // packs per lane (after rounding up to an instantiated count)
+  // group: -1 streams by the measured rule in launch_group_iters, 0 never, 1 always, 2 always without the scale
+  // and bias in registers (the lab's A/B); grid: the streaming grid's CTAs (0: one wave).
+  int stream = -1, grid = 0;
 };
 
 constexpr int kMaxGroupIters = 8;
@@ -254,8 +359,9 @@ inline bool aligned16(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr)
 inline int group_iters(int iters) { return iters == 7 ? 8 : iters; }
 inline int block_iters(int iters) { return iters <= 2 ? iters : iters <= 4 ? 4 : 8; }
 
-// Least padding (lanes x iterations - packs) first. Ties: group kernels prefer 2 to 4 packs per lane, then more
-// lanes (lab, H200, fp32 262144 x 64 + GELU: G4 x4 0.046 ms, G8 x2 0.047, G16 x1 0.055); block kernels prefer 4
+// Least padding (lanes x iterations - packs) first. Ties: group kernels prefer 2 to 4 packs per lane, the more the
+// better (lab, H200, fp32 262144 x 64 + GELU: G4 x4 0.0384 ms, G8 x2 0.0400, G16 x1 0.0433; at 655360 rows 0.0864,
+// 0.0915, 0.0996); block kernels prefer 4
 // packs per thread (16384 x 4096: T256 x4 0.165 ms, T512 x2 0.194, T1024 x1 0.267).
 inline Choice choose(int n, int elem_bytes, bool aligned) {
   Choice c;
@@ -270,7 +376,7 @@ inline Choice choose(int n, int elem_bytes, bool aligned) {
       if (iters > kMaxGroupIters) continue;
       const int waste = g * iters - packs;
       const bool mid = iters >= 2 && iters <= 4;
-      if (waste < best_waste || (waste == best_waste && mid && !best_mid))
+      if (waste < best_waste || (waste == best_waste && mid && (!best_mid || iters > c.iters)))
         best_waste = waste, best_mid = mid, c = Choice{Choice::kGroup, g, iters};
     }
     return c;
@@ -292,33 +398,51 @@ inline unsigned grid_of(int64_t units) {
   return static_cast<unsigned>(units < 1 ? 1 : units < kMax ? units : kMax);
 }
 
-template <class T, int G>
-cudaError_t launch_group(const Params& p, int iters, cudaStream_t s) {
-  const unsigned grid = grid_of((p.rows + kGroupThreads / G - 1) / (kGroupThreads / G));
-  switch (iters) {
-    case 1:
-      layer_norm_group_kernel<T, G, 1><<<grid, kGroupThreads, 0, s>>>(p);
-      break;
-    case 2:
-      layer_norm_group_kernel<T, G, 2><<<grid, kGroupThreads, 0, s>>>(p);
-      break;
-    case 3:
-      layer_norm_group_kernel<T, G, 3><<<grid, kGroupThreads, 0, s>>>(p);
-      break;
-    case 4:
-      layer_norm_group_kernel<T, G, 4><<<grid, kGroupThreads, 0, s>>>(p);
-      break;
-    case 5:
-      layer_norm_group_kernel<T, G, 5><<<grid, kGroupThreads, 0, s>>>(p);
-      break;
-    case 6:
-      layer_norm_group_kernel<T, G, 6><<<grid, kGroupThreads, 0, s>>>(p);
-      break;
-    default:
-      layer_norm_group_kernel<T, G, 8><<<grid, kGroupThreads, 0, s>>>(p);
-      break;
+template <class T, int G, int ITERS>
+cudaError_t launch_group_iters(const Params& p, const Choice& c, cudaStream_t s) {
+  const int64_t ctas = (p.rows + kGroupThreads / G - 1) / (kGroupThreads / G);
+  if (c.stream != 0) {
+    const auto kernel = c.stream == 2 ? layer_norm_group_stream_kernel<T, G, ITERS, false>
+                                      : layer_norm_group_stream_kernel<T, G, ITERS, true>;
+    dev::DeviceLimits d;
+    int per_sm = 0;
+    cudaError_t err = dev::device_limits(&d);
+    if (err == cudaSuccess) err = dev::resident_blocks(kernel, kGroupThreads, 0, d.smem_optin, &per_sm);
+    if (err != cudaSuccess) return err;
+    const int64_t wave = static_cast<int64_t>(d.sms) * (per_sm > 0 ? per_sm : 1);
+    // Measured (lab, H200, tools/results/h200/layer_norm_stream/): 16-bit rows gain from the stream at every row
+    // count tried (the scale and bias loads leave the chain of dependent loads, the next row's loads overlap the
+    // activation: bf16 + GELU 262144 x 64 0.0330 -> 0.0289 ms, 1048576 x 320 0.462 -> 0.436); float rows gain up
+    // to two waves (40960 x 64: 0.0097 -> 0.0078) and lose from about twelve (262144 x 64 + GELU 0.0383 -> 0.0395,
+    // 1048576 x 320 0.643 -> 0.690: 91 registers against 64), so they stream up to two waves.
+    if (c.stream > 0 || sizeof(T) == 2 || ctas <= 2 * wave) {
+      const int64_t grid = c.grid > 0 ? c.grid : wave;
+      kernel<<<static_cast<unsigned>(ctas < grid ? ctas : grid), kGroupThreads, 0, s>>>(p);
+      return cudaGetLastError();
+    }
   }
+  layer_norm_group_kernel<T, G, ITERS><<<grid_of(ctas), kGroupThreads, 0, s>>>(p);
   return cudaGetLastError();
+}
+
+template <class T, int G>
+cudaError_t launch_group(const Params& p, const Choice& c, cudaStream_t s) {
+  switch (c.iters) {
+    case 1:
+      return launch_group_iters<T, G, 1>(p, c, s);
+    case 2:
+      return launch_group_iters<T, G, 2>(p, c, s);
+    case 3:
+      return launch_group_iters<T, G, 3>(p, c, s);
+    case 4:
+      return launch_group_iters<T, G, 4>(p, c, s);
+    case 5:
+      return launch_group_iters<T, G, 5>(p, c, s);
+    case 6:
+      return launch_group_iters<T, G, 6>(p, c, s);
+    default:
+      return launch_group_iters<T, G, 8>(p, c, s);
+  }
 }
 
 template <class T, int THREADS>
@@ -348,13 +472,13 @@ cudaError_t launch(const Params& p, const Choice& c, cudaStream_t s) {
   if (c.kind == Choice::kGroup) {
     switch (c.lanes) {
       case 32:
-        return launch_group<T, 32>(p, c.iters, s);
+        return launch_group<T, 32>(p, c, s);
       case 16:
-        return launch_group<T, 16>(p, c.iters, s);
+        return launch_group<T, 16>(p, c, s);
       case 8:
-        return launch_group<T, 8>(p, c.iters, s);
+        return launch_group<T, 8>(p, c, s);
       default:
-        return launch_group<T, 4>(p, c.iters, s);
+        return launch_group<T, 4>(p, c, s);
     }
   }
   if (c.kind == Choice::kBlock) {

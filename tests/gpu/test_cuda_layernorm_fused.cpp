@@ -1,7 +1,7 @@
 // The fused set's LayerNormalization and ie.LayerNorm (LayerNorm + activation, from the layer_norm_activation
-// rule) against the CPU backend in every precision mode, on row counts 1, 7 and 10001 and widths that take each
-// kernel (group: 16, 48, 64, 320, 1000; block: 4096; generic: 33, 1001), checking that the fused set served the
-// step (a decline would otherwise pass on the reference kernels).
+// rule) against the CPU backend in every precision mode, on row counts 1, 7, 10001 and 100003 and widths that take
+// each kernel (group: 16, 48, 64, 320, 1000; block: 4096; generic: 33, 1001), checking that the fused set served
+// the step (a decline would otherwise pass on the reference kernels).
 #include "cuda_compare.h"
 #include "engine/backend/backend.h"
 #include "engine/planner/plan.h"
@@ -50,9 +50,22 @@ TEST_CASE("cuda LayerNorm (fused set) matches the CPU in every precision, with a
     const char* act;
   };
   const std::vector<Case> cases = {
-      {7, 64, "Gelu"},  {10001, 64, "Gelu"}, {1, 64, ""},        {7, 16, "Relu"},   {7, 48, "GeluTanh"},
-      {10001, 320, ""}, {7, 320, "Gelu"},    {7, 1000, "Tanh"},  {1, 4096, "Gelu"}, {7, 4096, ""},
-      {7, 33, "Gelu"},  {1, 1001, ""},       {7, 64, "Sigmoid"},
+      {7, 64, "Gelu"},
+      {10001, 64, "Gelu"},
+      {1, 64, ""},
+      {7, 16, "Relu"},
+      {7, 48, "GeluTanh"},
+      {10001, 320, ""},
+      {7, 320, "Gelu"},
+      {7, 1000, "Tanh"},
+      {1, 4096, "Gelu"},
+      {7, 4096, ""},
+      {7, 33, "Gelu"},
+      {1, 1001, ""},
+      {7, 64, "Sigmoid"},
+      // More row groups than one wave of resident CTAs: 16-bit rows then walk several rows per group (the
+      // streaming kernel's loop), float rows take the plain kernel.
+      {100003, 64, "Gelu"},
   };
   for (Precision p : all_precisions())
     for (const Case& c : cases) {

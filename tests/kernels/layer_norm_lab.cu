@@ -19,7 +19,22 @@
 //   fp32 LN alone    the same shapes at 3.95 / 3.59 / 4.17 TB/s: at the copy.
 //   bf16 LN + GELU   16384 x 4096: 2.11 TB/s [3.57], 262144 x 64: 1.86 [3.33], 1048576 x 320: 2.20 [4.18]:
 //                    compute-bound on the activation (two elements per 4 bytes); the next thing to cut.
+//   Later (tools/results/h200/layer_norm_stream/call_a/, two rounds, the plain group kernel against the streaming
+//   one): fp32 LN + GELU 16384 x 4096 3.95 TB/s [4.13], 262144 x 64 G4 x4 plain 3.50 [3.48], 1048576 x 320 G16 x5
+//   plain 4.18 [4.21]; bf16 LN + GELU 262144 x 64 G4 x2 2.04 -> 2.34 TB/s streamed, 1048576 x 320 G8 x5 2.91 ->
+//   3.08, 655360 x 64 2.36 -> 2.68, 16384 x 4096 (block T128 x4) 2.61.
 // Variants and what was learned:
+//   - Streaming group kernel (layer_norm_group_stream_kernel): a grid of one wave, each group walking rows with the
+//     next row's packs requested before this row's math, scale and bias in registers. 16-bit rows: faster at every
+//     row count (ms, plain -> stream: bf16 + GELU 262144 x 64 G4 x2 0.0330 -> 0.0289, 655360 x 64 0.0711 ->
+//     0.0625, 1048576 x 320 G8 x5 0.462 -> 0.436, 5120 x 64 0.0059 -> 0.0052). Float rows past one wave: slower
+//     (1048576 x 320 G16 x5 0.643 -> 0.690, 655360 x 64 G4 x4 0.0864 -> 0.0995: 91 registers against 64), except
+//     with one pack per lane (G16 x1 0.0996 -> 0.0891, still behind G4 x4 plain). Scale and bias loaded per row
+//     instead of held (stream-ldg) lost everywhere (bf16 262144 x 64: 0.0311 against 0.0289). Float rows up to two
+//     waves gain (call_b: 40960 x 64 G4 x4 0.0097 -> 0.0078, 5120 x 64 0.0062 -> 0.0052). Kept: 16-bit rows always
+//     stream, float rows up to two waves of the streaming kernel's CTAs.
+//   - Ties among 2-4 packs per lane now go to the most packs (fp32 262144 x 64 + GELU: G4 x4 0.0384 ms against
+//     the G8 x2 chosen before, 0.0400; 655360 rows 0.0864 against 0.0915).
 //   - GELU through erff made fp32 LN + GELU compute-bound (3.25 / 2.45 / 3.60 TB/s, bf16 1.5 TB/s); the
 //     erfc approximation (A&S 7.1.26, activation_device.cuh) and one activation switch per 16-byte pack instead of
 //     per element brought fp32 to the figures above.
@@ -27,8 +42,11 @@
 //     more packs per lane keep more loads in flight; choose() prefers 2-4 packs per lane on ties.
 //   - One CTA per row with the row in registers: T256 x4 beats T512 x2 and T1024 x1 (0.165 / 0.194 / 0.267 ms at
 //     16384 x 4096 before the GELU change); the three-pass generic kernel runs at 59% of the copy there.
-//   - ptxas: group kernels with 6 packs per lane (16-bit) and 8 (fp32) spill 24 bytes; block T1024 x8 spills 104
-//     (64 registers at 1024 threads); every other instantiation 0.
+//   - ptxas (CUDA 13.0, -Xptxas -v on this file): the streaming kernels with scale and bias held use 91 (fp32 G4 x4)
+//     to 240 registers (16-bit x6); 16-bit streaming kernels with 2 packs per lane spill 8 bytes at 72 registers
+//     (the G4 x2 one is the bf16 64-wide choice, measured with it), without the held scale and bias x4 16 bytes;
+//     plain fp32 group kernels with 6 packs spill 16; block T1024 x8 (16-bit) spills 100; every other
+//     instantiation 0.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -92,7 +110,11 @@ void reference_row(const float* x, const float* s, const float* b, int n, double
 std::string describe(const Choice& c) {
   char buf[64];
   if (c.kind == Choice::kGroup)
-    snprintf(buf, sizeof buf, "group G%d x%d", c.lanes, c.iters);
+    snprintf(buf, sizeof buf, "group G%d x%d%s", c.lanes, c.iters,
+             c.stream == 1   ? " stream"
+             : c.stream == 2 ? " stream-ldg"
+             : c.stream == 0 ? " plain"
+                             : "");
   else if (c.kind == Choice::kBlock)
     snprintf(buf, sizeof buf, "block T%d x%d", c.lanes, c.iters);
   else
@@ -206,6 +228,12 @@ int validate() {
         const Choice c{Choice::kGroup, g, it};
         const int n = (g * it - (g > 4 ? 1 : 0)) * v;  // one pack short of full where possible
         failures += check_case(t, 37, n, Act::Gelu, true, true, false, &c, seed++);
+        // The streaming kernel on a small grid, so that every group walks several rows (the last ones past the end).
+        const Choice cs{Choice::kGroup, g, it, 1, 2};
+        failures += check_case(t, 37, n, Act::Gelu, true, true, false, &cs, seed++);
+        failures += check_case(t, 1001, n, Act::GeluTanh, (seed & 1) != 0, false, false, &cs, seed++);
+        const Choice cl{Choice::kGroup, g, it, 2, 3};
+        failures += check_case(t, 1001, n, Act::Gelu, true, true, false, &cl, seed++);
       }
     for (int th : {128, 256, 512, 1024})
       for (int it : {1, 2, 4, 8}) {
@@ -235,13 +263,14 @@ std::vector<Choice> choices_for(int n, int es) {
   const int packs = n / v;
   auto add = [&](Choice c) {
     for (const Choice& o : out)
-      if (o.kind == c.kind && o.lanes == c.lanes && o.iters == c.iters) return;
+      if (o.kind == c.kind && o.lanes == c.lanes && o.iters == c.iters && o.stream == c.stream) return;
     out.push_back(c);
   };
   if (packs <= 256)
     for (int g : {4, 8, 16, 32}) {
       const int it = ie::ln::group_iters((packs + g - 1) / g);
-      if (it <= 8) add({Choice::kGroup, g, it});
+      if (it > 8) continue;
+      for (int st : {0, 1, 2}) add({Choice::kGroup, g, it, st});
     }
   for (int th : {128, 256, 512, 1024}) {
     const int raw = (packs + th - 1) / th;
@@ -258,7 +287,9 @@ void time_targets(const std::string& filter, FILE* csv) {
       {16384, 4096, DT::BF16, Act::Gelu}, {262144, 64, DT::BF16, Act::Gelu}, {1048576, 320, DT::BF16, Act::Gelu},
       {5120, 64, DT::BF16, Act::Gelu},    // the SSA at batch 512 (rows = batch x 10 slices)
       {655360, 64, DT::BF16, Act::Gelu},  // the SSA at batch 65536
-      {655360, 64, DT::F32, Act::Gelu},
+      {655360, 64, DT::F32, Act::Gelu},   {5120, 64, DT::F32, Act::Gelu},  // the SSA in fp32 at batch 512: within one
+                                                                           // wave
+      {40960, 64, DT::F32, Act::None},                                     // at batch 4096
   };
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));

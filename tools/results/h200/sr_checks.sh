@@ -3,7 +3,9 @@
 # bench_ssa_16bit ROUNDS [TAG] (the SSA's bench on cuda in bf16 and fp16, ROUNDS rounds, into
 # $R/bench_TAGP_ROUND.log),
 # sr_gpu_checks [TEST_CASES [TAG]] (the GPU tests, then the sample-resident tests, or TEST_CASES, under memcheck,
-# racecheck and synccheck) and
+# racecheck and synccheck),
+# compare_forms MODEL "PRECISIONS" (compare cpu against cuda for both exports, seed 7, into
+# $R/compare_MODEL_FORM_P.log) and
 # compare_ssa_16bit (compare cpu against cuda for both exports in bf16 and fp16, seeds 7 and 8).
 bench_ssa_16bit() {
   for round in $(seq "$1"); do
@@ -33,6 +35,15 @@ compare_ssa_16bit() {
           > $R/compare_ssa_${form}_${p}_$seed.log 2>&1
         echo "compare ssa $form $p seed $seed exit $?: $(grep -E 'PASS|FAIL|max abs|smallest passing atol' $R/compare_ssa_${form}_${p}_$seed.log | tr -s ' ' | tr '\n' ' ' | cut -c1-300)"
       done
+    done
+  done
+}
+compare_forms() {
+  for form in legacy dynamo; do
+    for p in $2; do
+      $B/compare --config configs/$1.yaml --form $form --a cpu --b cuda --precision $p --seed 7 \
+        > $R/compare_$1_${form}_$p.log 2>&1
+      echo "compare $1 $form $p exit $?: $(grep -E '^(PASS|FAIL)' $R/compare_$1_${form}_$p.log | head -1)"
     done
   done
 }

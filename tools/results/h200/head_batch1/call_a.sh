@@ -44,13 +44,7 @@ work() {
     --launch-count 9 $B/bench --config configs/convnet.yaml --paths cuda --precision bf16 --batches 1 --warmup 30 \
     --iterations 30 > $R/ncu_convnet_b1.txt 2>&1
   echo "ncu convnet b1 exit $?"; grep -E "^  [a-zA-Z_].*\(|gpu__time_duration" $R/ncu_convnet_b1.txt | sed 's/(int, int, int).*//' | cut -c1-110 | head -20
-  for form in legacy dynamo; do
-    for p in bf16 fp16; do
-      $B/compare --config configs/convnet.yaml --form $form --a cpu --b cuda --precision $p --seed 7 \
-        > $R/compare_convnet_${form}_$p.log 2>&1
-      echo "compare convnet $form $p exit $?: $(grep -E '^(PASS|FAIL)' $R/compare_convnet_${form}_$p.log | head -1)"
-    done
-  done
+  compare_forms convnet "bf16 fp16"
   mkdir -p $R/torch
   "$TORCH_PYTHON" tools/torch_bench.py --out-dir $R/torch --batches-convnet 1,16,128,1000 --batches-ssa 1 \
     > $R/torch_bench.log 2>&1
@@ -58,5 +52,5 @@ work() {
   bash tools/gpu_run.sh $R/stream .device/build stream > $R/stream.log 2>&1; echo "stream stage exit $?"
   grep -E "^(main job|stream)" $R/stream/summary.txt | cut -c1-200
 }
-timeout 590 bash -c "$(declare -f work sr_gpu_checks); B=$B R=$R; work" 2>&1 | tee $R/call_a.log
+timeout 590 bash -c "$(declare -f work sr_gpu_checks compare_forms); B=$B R=$R; work" 2>&1 | tee $R/call_a.log
 cd $OUT && rm -f r/stream/results.tar.gz && tar czf r.tgz r && rm -rf r
