@@ -1,8 +1,9 @@
 // ie.FusedConv on the fused set "cuda": conv + bias + ReLU (+ max pool) in one kernel: the unroll happens in
 // shared memory, the product runs on Tensor Cores (bf16 or fp16 operands in those modes, tf32 in tf32) or as
 // FFMA in strict fp32, and the epilogue pools, adds the bias, applies ReLU and writes the pooled NCHW tile.
-// Two kernel families: the stacked kernel (fused_conv_stacked.cuh: weights on the MMA's M side, for up to 16
-// output channels) and the pixels-on-M kernel (fused_conv_cuda.cuh: every supported shape, and FFMA). Their
+// Three kernel families: the stacked kernel (fused_conv_stacked.cuh: weights on the MMA's M side, for up to 16
+// output channels), the pool-on-M kernel (fused_conv_poolm.cuh: up to 4 channels with a 2x2 pool) and the
+// pixels-on-M kernel (fused_conv_cuda.cuh: every supported shape, and FFMA). Their
 // tile configurations are the candidates; the winner is timed once per device and shape and kept in the tuning
 // cache (IE_TUNE=off: the heuristic's pick; IE_FUSED_CONV_CONFIG=<name> forces one, for tests and labs). Weights
 // are packed once per engine in each family's layout (KernelInit::prepared). Shapes outside both ranges are
@@ -24,6 +25,7 @@
 #include "engine/registry/op_def.h"
 #include "layers/common/float_device.cuh"
 #include "layers/fused_conv/fused_conv_cuda.cuh"
+#include "layers/fused_conv/fused_conv_poolm.cuh"
 #include "layers/fused_conv/fused_conv_setup.h"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
 
@@ -94,8 +96,8 @@ using LaunchFn = cudaError_t (*)(fc::Variant, const fc::ConvPoolShape&, const vo
 template <class Cfg>
 cudaError_t launch_ffma(fc::Variant, const fc::ConvPoolShape& s, const void* x, const void* w, const float* bias,
                         void* y, cudaStream_t stream) {
-  return fc::launch_fused_conv_ffma<Cfg, float, float>(s, static_cast<const float*>(x), w, bias,
-                                                       static_cast<float*>(y), stream);
+  return fc::launch_fused_conv_ffma<Cfg, float, float>(s, static_cast<const float*>(x), w, bias, static_cast<float*>(y),
+                                                       stream);
 }
 
 // The launcher for storage type `t`; `float_in`: the input is float32 (the graph's input, its Cast folded in).
@@ -194,6 +196,27 @@ void add_shared_rows_candidates(const fc::ConvPoolShape& s, fc::Variant v, const
   // gain little (H200, batch 16: 11.5-12.7 us against 11.8-13.2 for px512): conv2's time is its units' MMA chain.
   add(fc::StackedW4N4Small{}, "shr_w4_n4_px256", 256);
   add(fc::StackedW4N4Small{}, "shr_w4_n4_px128", 128);
+}
+
+// The pool-on-M kernel (k <= 4 channels, 2x2 pools, unpadded, kernels up to 7x7: the pool window's positions on M;
+// fused_conv_poolm.cuh), after the stacked candidates in the heuristic's order. Lab, H200, conv1 (float32 in,
+// bf16 out, ms): batch 1 0.0053 (bands of 4 pooled rows) against the stacked kernel's 0.0098, 1000 0.0360 against
+// 0.0392, 10000 0.3073 against 0.3062 (tools/results/h200/conv_poolm/).
+template <class Word, class TIn, class T>
+void add_poolm_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,
+                          int smem_limit, std::vector<Candidate>* out) {
+  auto add = [&](auto cfg) {
+    using Cfg = decltype(cfg);
+    fc::PoolMPlan plan;
+    if (!fc::make_poolm_plan(s, v, smem_limit, &plan, nullptr, Cfg::kRows)) return;
+    out->push_back({Cfg::kName, [plan, packed, bias](const void* x, void* y, cudaStream_t stream) {
+                      return fc::launch_fused_conv_poolm<Cfg, Word, TIn, T>(plan, static_cast<const TIn*>(x), packed,
+                                                                            bias, static_cast<T*>(y), stream);
+                    }});
+  };
+  add(fc::PoolMW4N5{});
+  add(fc::PoolMW8N5{});
+  add(fc::PoolMW4N5R4{});
 }
 
 // Values in [0, 1) (never zeros: they run faster) from a hash of the index, made on the device: a host loop over
@@ -339,9 +362,9 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
   // In tf32 mode short products stay in fp32 (FFMA): with conv1 (K = 49) in tf32 the conv net's probabilities
   // missed the tf32 gate (rel L2 1.01e-3 against 1e-3 allowed); with FFMA they meet it.
   const bool short_k = shape.c * shape.r * shape.r < kMinTf32K;
-  std::string stacked_why = v == fc::Variant::kFfma                      ? "strict fp32"
+  std::string stacked_why = v == fc::Variant::kFfma              ? "strict fp32"
                             : v == fc::Variant::kTf32 && short_k ? "tf32 mode keeps products shorter than 64 in fp32"
-                                                                         : fc::stacked_unsupported(shape, v);
+                                                                 : fc::stacked_unsupported(shape, v);
   if (stacked_why.empty() && fc::shared_rows_unsupported(shape, v).empty()) {
     const void* packed = init.prepared("shared_rows/" + packed_suffix, [&] {
       Tensor w32 = weights32();
@@ -379,16 +402,40 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
     else
       add_stacked_candidates<fc::WordTf32, float, float>(shape, v, packed, bias, limits.smem_optin, &candidates);
   }
+  if (fc::poolm_unsupported(shape, v).empty()) {
+    fc::PoolMPlan weight_plan;
+    if (fc::make_poolm_plan(per_image, v, limits.smem_optin, &weight_plan, nullptr)) {
+      const void* packed = init.prepared("poolm/" + packed_suffix, [&] {
+        Tensor w32 = weights32();
+        Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::poolm_weight_bytes(weight_plan))});
+        if (v == fc::Variant::kMmaF16)
+          fc::poolm_pack_weights<fc::WordF16>(weight_plan, w32.data_as<float>(), static_cast<uint4*>(bytes.data()));
+        else
+          fc::poolm_pack_weights<fc::WordBf16>(weight_plan, w32.data_as<float>(), static_cast<uint4*>(bytes.data()));
+        return bytes;
+      });
+      const int smem = limits.smem_optin;
+      if (v == fc::Variant::kMmaBf16 && float_in)
+        add_poolm_candidates<fc::WordBf16, float, __nv_bfloat16>(shape, v, packed, bias, smem, &candidates);
+      else if (v == fc::Variant::kMmaBf16)
+        add_poolm_candidates<fc::WordBf16, __nv_bfloat16, __nv_bfloat16>(shape, v, packed, bias, smem, &candidates);
+      else if (float_in)
+        add_poolm_candidates<fc::WordF16, float, __half>(shape, v, packed, bias, smem, &candidates);
+      else
+        add_poolm_candidates<fc::WordF16, __half, __half>(shape, v, packed, bias, smem, &candidates);
+    }
+  }
   // The pixels-on-M kernel; in tf32 mode short products run its FFMA variant (above; also no slower: lab, batch
   // 10000, conv1: 2.39 ms in tf32 against 2.42 in FFMA).
   fc::Variant pv = v;
   if (pv == fc::Variant::kTf32 && short_k) pv = fc::Variant::kFfma;
-  const void* packed_pm = init.prepared(concat("packed/", static_cast<int>(pv), "/", shape.c, "x", shape.r, "x", shape.k), [&] {
-    Tensor w32 = weights32();
-    Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::packed_weight_bytes(per_image, pv))});
-    fc::pack_weights(per_image, pv, w32.data_as<float>(), bytes.data());
-    return bytes;
-  });
+  const void* packed_pm =
+      init.prepared(concat("packed/", static_cast<int>(pv), "/", shape.c, "x", shape.r, "x", shape.k), [&] {
+        Tensor w32 = weights32();
+        Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::packed_weight_bytes(per_image, pv))});
+        fc::pack_weights(per_image, pv, w32.data_as<float>(), bytes.data());
+        return bytes;
+      });
   auto add_pm = [&](const char* name, LaunchFn launch) {
     candidates.push_back({name, [launch, pv, shape, packed_pm, bias](const void* x, void* y, cudaStream_t stream) {
                             return launch(pv, shape, x, packed_pm, bias, y, stream);

@@ -280,38 +280,32 @@ TEST_CASE("cuda FusedConv: every stacked configuration matches the CPU in every 
     }
 }
 
-// The shared-rows plans (a pool window's conv rows computed together from shared B loads): 9..16 channels, 5x5
-// or 7x7 kernels, 2x2 or 4x4 pools, up to 4 input channels; other shapes are declined. Each configuration forced
-// on odd batches, padding (row staging) and none (flat staging), and a NaN kept inside its image.
-TEST_CASE("cuda FusedConv: every shared-rows configuration matches the CPU in fp16 and bf16") {
-  IE_REQUIRE_GPU();
-  struct SharedCase {
-    FusedCase c;
-    bool taken;
-  };
-  const std::vector<SharedCase> cases = {
-      {{{1, 4, 40, 40}, 16, 7, 0, 4, 4}, true},     // conv2, batch 1
-      {{{1001, 4, 40, 40}, 16, 7, 0, 4, 4}, true},  // conv2, odd large batch
-      {{{5, 3, 23, 27}, 12, 5, 0, 4, 4}, true},     // 5x5, pool 4 with a floor
-      {{{3, 1, 19, 21}, 9, 5, 2, 2, 2}, true},      // pool 2, padding 2
-      {{{2, 2, 30, 26}, 10, 7, 3, 4, 4}, true},     // 7x7 with padding 3
-      {{{2, 1, 86, 86}, 4, 7, 0, 2, 2}, false},     // conv1: 4 channels
-      {{{2, 5, 20, 20}, 16, 5, 0, 2, 2}, false},    // 5 input channels
-      {{{2, 2, 20, 21}, 16, 3, 1, 2, 2}, false},    // 3x3
-      {{{2, 1, 17, 19}, 12, 5, 2, 0, 0}, false},    // no pool
-  };
+namespace {
+
+// A case for a configuration forced on it: whether the configuration takes the shape.
+struct ForcedCase {
+  FusedCase c;
+  bool taken;
+};
+
+// Each configuration forced on each case in fp16 and bf16 (`tag` names the graphs). A case it does not take is
+// declined (another kernel set, the node's parts, or no kernel: pooled, nothing else); one it takes matches the CPU,
+// and at a batch above 1 a NaN put in image 1 stays there and reaches every output the CPU's does (the zero
+// weights of padded taps may carry it one output further), then finite inputs match within the mode's tolerance.
+void check_forced_configs(const std::vector<ForcedCase>& cases, const std::vector<const char*>& configs,
+                          const std::string& tag) {
   for (Precision p : {Precision::bf16, Precision::fp16})
-    for (const SharedCase& sc : cases) {
-      const FusedCase& c = sc.c;
+    for (const ForcedCase& fcase : cases) {
+      const FusedCase& c = fcase.c;
       const std::string what = describe(c);
       std::vector<Tensor> in = inputs_of(c, what);
-      if (sc.taken && c.x[0] > 1) in[0].data_as<float>()[in[0].numel() / c.x[0] + 7] = NAN;  // image 1 only
-      const Graph g = graph_of(c, in, "shared");
+      if (fcase.taken && c.x[0] > 1) in[0].data_as<float>()[in[0].numel() / c.x[0] + 7] = NAN;  // image 1 only
+      const Graph g = graph_of(c, in, tag);
       const std::vector<Tensor> want = run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}});
-      for (const char* config : {"shr_w4_n4_px1024", "shr_w4_n4_px512", "shr_w4_n4_px256", "shr_w4_n4_px128"}) {
+      for (const char* config : configs) {
         INFO(what, " in ", precision_name(p), " with ", config);
         ScopedEnv env("IE_FUSED_CONV_CONFIG", config);
-        if (!sc.taken) {  // declined: another kernel set, the node's parts, or no kernel (pooled, nothing else)
+        if (!fcase.taken) {
           std::string set;
           try {
             set = served_by(g, c.x, p);
@@ -327,8 +321,6 @@ TEST_CASE("cuda FusedConv: every shared-rows configuration matches the CPU in fp
           check_outputs_match(got, want, tolerance_of(p));
           continue;
         }
-        // NaN wherever the CPU has NaN and in image 1 only (zero weights of padded taps may carry it one output
-        // further, as in every stacked plan), then finite inputs within the mode's tolerance
         const Tensor y = convert_floats(got[0], DType::Float32), ref = convert_floats(want[0], DType::Float32);
         const int64_t per_image = y.numel() / c.x[0];
         int64_t nan_lost = 0, nan_outside = 0;
@@ -340,11 +332,54 @@ TEST_CASE("cuda FusedConv: every shared-rows configuration matches the CPU in fp
         CHECK(nan_lost == 0);
         CHECK(nan_outside == 0);
         std::vector<Tensor> finite_in = inputs_of(c, what);
-        const Graph g2 = graph_of(c, finite_in, "shared_finite");
+        const Graph g2 = graph_of(c, finite_in, tag + "_finite");
         check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g2, {{"x", finite_in[0]}}),
                             run_graph_on(Path{kernel_set::kCpu}, g2, {{"x", finite_in[0]}}), tolerance_of(p));
       }
     }
+}
+
+}  // namespace
+
+// The shared-rows plans (a pool window's conv rows computed together from shared B loads): 9..16 channels, 5x5
+// or 7x7 kernels, 2x2 or 4x4 pools, up to 4 input channels; other shapes are declined. Each configuration forced
+// on odd batches, padding (row staging) and none (flat staging), and a NaN kept inside its image.
+TEST_CASE("cuda FusedConv: every shared-rows configuration matches the CPU in fp16 and bf16") {
+  IE_REQUIRE_GPU();
+  check_forced_configs(
+      {
+          {{{1, 4, 40, 40}, 16, 7, 0, 4, 4}, true},     // conv2, batch 1
+          {{{1001, 4, 40, 40}, 16, 7, 0, 4, 4}, true},  // conv2, odd large batch
+          {{{5, 3, 23, 27}, 12, 5, 0, 4, 4}, true},     // 5x5, pool 4 with a floor
+          {{{3, 1, 19, 21}, 9, 5, 2, 2, 2}, true},      // pool 2, padding 2
+          {{{2, 2, 30, 26}, 10, 7, 3, 4, 4}, true},     // 7x7 with padding 3
+          {{{2, 1, 86, 86}, 4, 7, 0, 2, 2}, false},     // conv1: 4 channels
+          {{{2, 5, 20, 20}, 16, 5, 0, 2, 2}, false},    // 5 input channels
+          {{{2, 2, 20, 21}, 16, 3, 1, 2, 2}, false},    // 3x3
+          {{{2, 1, 17, 19}, 12, 5, 2, 0, 0}, false},    // no pool
+      },
+      {"shr_w4_n4_px1024", "shr_w4_n4_px512", "shr_w4_n4_px256", "shr_w4_n4_px128"}, "shared");
+}
+
+// The pool-on-M kernel (up to 4 output channels, a 2x2 pool of stride 2, no padding, kernels up to 7x7): each
+// configuration forced on the conv net's conv1 at batches 1 and 1001, odd shapes (several input channels, 3x3 to
+// 7x7 kernels, even kernels, a floor pool) with a NaN kept inside its image; other shapes are declined.
+TEST_CASE("cuda FusedConv: every pool-on-M configuration matches the CPU in fp16 and bf16") {
+  IE_REQUIRE_GPU();
+  check_forced_configs(
+      {
+          {{{1, 1, 86, 86}, 4, 7, 0, 2, 2}, true},     // conv1, batch 1
+          {{{1001, 1, 86, 86}, 4, 7, 0, 2, 2}, true},  // conv1, odd large batch
+          {{{5, 2, 20, 21}, 4, 3, 0, 2, 2}, true},     // 3x3, odd width
+          {{{3, 1, 33, 29}, 3, 5, 0, 2, 2}, true},     // 5x5, floor pool
+          {{{2, 4, 30, 30}, 4, 6, 0, 2, 2}, true},     // even kernel, 4 input channels (16 k-steps)
+          {{{2, 3, 17, 40}, 2, 7, 0, 2, 2}, true},     // 3 input channels
+          {{{2, 1, 86, 86}, 5, 7, 0, 2, 2}, false},    // 5 output channels
+          {{{2, 1, 30, 30}, 4, 5, 1, 2, 2}, false},    // padding
+          {{{2, 1, 30, 30}, 4, 5, 0, 4, 4}, false},    // 4x4 pool
+          {{{2, 1, 17, 19}, 4, 5, 0, 0, 0}, false},    // no pool
+      },
+      {"poolm_w4_n5", "poolm_w8_n5", "poolm_w4_n5_r4"}, "poolm");
 }
 
 // A NaN in the input reaches the pooled outputs over it (max and ReLU keep NaN, as the unfused ops do) and no other
@@ -355,10 +390,10 @@ TEST_CASE("cuda FusedConv keeps NaN through the pool and ReLU in every configura
   std::vector<Tensor> in = inputs_of(c, "nan");
   in[0].data_as<float>()[86 * 86 + 40 * 86 + 40] = NAN;  // image 1, row 40, column 40
   const Graph g = graph_of(c, in, "nan");
-  for (const char* config : {"stk_w4_n4_px1024", "stk_w8_n5_px6400", "w8_m4_px1024", "w4_m2_px512",
-                             "w8_m4_px1024_rows", "w4_m2_px512_rows"})
+  for (const char* config : {"stk_w4_n4_px1024", "stk_w8_n5_px6400", "w8_m4_px1024", "w4_m2_px512", "w8_m4_px1024_rows",
+                             "w4_m2_px512_rows", "poolm_w4_n5", "poolm_w4_n5_r4"})
     for (Precision p : {Precision::bf16, Precision::fp32}) {
-      if (p == Precision::fp32 && config[0] == 's') continue;  // strict fp32 has no stacked kernel
+      if (p == Precision::fp32 && (config[0] == 's' || config[0] == 'p')) continue;  // Tensor Core kernels
       if (p != Precision::fp32 && std::string(config).find("_rows") != std::string::npos) continue;  // fp32 only
       INFO(config, " in ", precision_name(p));
       ScopedEnv env("IE_FUSED_CONV_CONFIG", config);

@@ -4,6 +4,8 @@
 # $R/bench_TAGP_ROUND.log),
 # sr_gpu_checks [TEST_CASES [TAG]] (the GPU tests, then the sample-resident tests, or TEST_CASES, under memcheck,
 # racecheck and synccheck),
+# bench_convnet_16bit ROUNDS (the conv net's bench on cuda in bf16 and fp16 at batches 1 to 10000, ROUNDS rounds,
+# into $R/bench_convnet_P_ROUND.log),
 # compare_forms MODEL "PRECISIONS" (compare cpu against cuda for both exports, seed 7, into
 # $R/compare_MODEL_FORM_P.log) and
 # compare_ssa_16bit (compare cpu against cuda for both exports in bf16 and fp16, seeds 7 and 8).
@@ -44,6 +46,15 @@ compare_forms() {
       $B/compare --config configs/$1.yaml --form $form --a cpu --b cuda --precision $p --seed 7 \
         > $R/compare_$1_${form}_$p.log 2>&1
       echo "compare $1 $form $p exit $?: $(grep -E '^(PASS|FAIL)' $R/compare_$1_${form}_$p.log | head -1)"
+    done
+  done
+}
+bench_convnet_16bit() {
+  for round in $(seq "$1"); do
+    for p in bf16 fp16; do
+      $B/bench --config configs/convnet.yaml --paths cuda --precision $p --batches 1,16,128,1000,10000 \
+        --duration-ms 400 > $R/bench_convnet_${p}_$round.log 2>&1
+      echo "bench convnet $p round $round exit $?"; grep -E '^ +[0-9]+ \|' $R/bench_convnet_${p}_$round.log | cut -c1-40
     done
   done
 }

@@ -33,13 +33,7 @@ work() {
     echo "ncu $v: $(grep -E 'gpu__time_duration|inst_executed' $R/ncu_$v.txt | awk '{print $NF}' | tr '\n' ' ')"
   done
   sr_gpu_checks 'GPU: classifier heads run as one sample-resident*' head
-  for round in 1 2; do
-    for p in bf16 fp16; do
-      $B/bench --config configs/convnet.yaml --paths cuda --precision $p --batches 1,16,128,1000,10000 \
-        --duration-ms 400 > $R/bench_convnet_${p}_$round.log 2>&1
-      echo "bench convnet $p round $round exit $?"; grep -E '^ +[0-9]+ \|' $R/bench_convnet_${p}_$round.log | cut -c1-40
-    done
-  done
+  bench_convnet_16bit 2
   timeout 90 ncu --cache-control none --clock-control none --metrics gpu__time_duration.sum -k regex:. --launch-skip 60 \
     --launch-count 9 $B/bench --config configs/convnet.yaml --paths cuda --precision bf16 --batches 1 --warmup 30 \
     --iterations 30 > $R/ncu_convnet_b1.txt 2>&1
@@ -52,5 +46,5 @@ work() {
   bash tools/gpu_run.sh $R/stream .device/build stream > $R/stream.log 2>&1; echo "stream stage exit $?"
   grep -E "^(main job|stream)" $R/stream/summary.txt | cut -c1-200
 }
-timeout 590 bash -c "$(declare -f work sr_gpu_checks compare_forms); B=$B R=$R; work" 2>&1 | tee $R/call_a.log
+timeout 590 bash -c "$(declare -f work sr_gpu_checks compare_forms bench_convnet_16bit); B=$B R=$R; work" 2>&1 | tee $R/call_a.log
 cd $OUT && rm -f r/stream/results.tar.gz && tar czf r.tgz r && rm -rf r

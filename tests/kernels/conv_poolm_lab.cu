@@ -1,0 +1,315 @@
+// Lab for the pool-on-M fused Conv + bias + ReLU + 2x2 MaxPool kernel (layers/fused_conv/fused_conv_poolm.cuh):
+// a float64 CPU reference (inputs and weights rounded to the operand type, as the kernel sees them), validation
+// on odd shapes and batches for each tile configuration and element type (a NaN in the input stays in its pooled
+// outputs, nothing is written past the batch), then timings of the conv net's conv1 (1 -> 4 channels, 7x7, 86x86,
+// 2x2 pool) against the stacked kernel the engine runs today, in the same run.
+//
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
+//     tests/kernels/conv_poolm_lab.cu -o conv_poolm_lab
+//   ./conv_poolm_lab [--check-only] [--no-validate] [--filter S] [--csv PATH]
+//   POOLM_MAX_BATCH=N ./conv_poolm_lab --check-only     the checks of at most N images (sanitizer runs)
+//
+// Floors at batch 10000 (conv1, H200): 24.6 GFLOP of kernel taps (~31 us at 790 TFLOP/s); bytes: 296 MB of
+// float32 input (148 MB in bf16) and 128 MB of bf16 output, 0.10 ms (0.066 ms) at ~4.2 TB/s.
+//
+// Variants and figures (H200, conv1, bf16 out, ms, median of 50 launches with the launch, two rounds each; the
+// stacked kernel stk_w5_n5_px3200 in the same runs: 10000 0.306 (f32 in) / 0.295 (bf16 in), 1000 0.0394 / 0.0372,
+// 1 0.0097 / 0.0100; tools/results/h200/conv_poolm/):
+//   P1. one n-tile at a time, each warp staging whole rows one word per lane (call_a): 10000 0.398 / 0.380, 1000
+//       0.0517 / 0.0481, 1 0.0271 / 0.0262 (W8: 0.0163)
+//   P2. five n-tiles at once (independent accumulators), and bands of 4 pooled rows per tile (call_b): 10000
+//       0.396 / 0.373; bands 0.563 / 0.530 but batch 1 0.0068 / 0.0065 (10 CTAs per image): the MMA chain was not
+//       the limit, the staging was (one load in flight per thread, then its store)
+//   P3. staging with 8 words' loads in flight per thread before their stores, a flat word index (call_c, kept):
+//       10000 0.307 / 0.311 (the stacked kernel's 0.306 / 0.295), 1000 0.0360 / 0.0409 (0.0394 / 0.0372), batch 1
+//       in bands of 4 rows 0.0053 / 0.0052 (0.0097 / 0.0100). The engine's tuner takes it among the fused conv's
+//       candidates (poolm_w4_n5, poolm_w8_n5, poolm_w4_n5_r4) and keeps the winner per shape and batch.
+//   Next: the next tile's input by cp.async while this one computes (the stacked kernel's prefetch), which the
+//   whole-image tile's 15 KB of staged words leaves room for.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "layers/fused_conv/fused_conv_poolm.cuh"
+#include "tests/kernels/lab_util.cuh"
+
+namespace fc = ie::fused_conv;
+using fc::ConvPoolShape;
+using fc::Variant;
+using lab::DeviceBuf;
+using lab::DT;
+
+namespace {
+
+struct Case {
+  const char* name;
+  int c, h, w, k, r;
+};
+
+double nan_max64(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
+
+// y[n][k][ph][pw] = relu(max over the 2x2 window of conv + bias), NaN kept, from the rounded x and w.
+std::vector<double> reference(const ConvPoolShape& s, const std::vector<float>& x, const std::vector<float>& w,
+                              const std::vector<float>& b) {
+  const int ph = fc::pooled_h(s), pw = fc::pooled_w(s);
+  std::vector<double> y(static_cast<size_t>(s.n) * s.k * ph * pw);
+  for (int n = 0; n < s.n; ++n)
+    for (int ch = 0; ch < s.k; ++ch)
+      for (int py = 0; py < ph; ++py)
+        for (int px = 0; px < pw; ++px) {
+          double m = -INFINITY;
+          for (int dy = 0; dy < 2; ++dy)
+            for (int dx = 0; dx < 2; ++dx) {
+              double acc = 0;
+              for (int ci = 0; ci < s.c; ++ci)
+                for (int ky = 0; ky < s.r; ++ky) {
+                  const float* xr = &x[((static_cast<size_t>(n) * s.c + ci) * s.h + 2 * py + dy + ky) * s.w];
+                  const float* wr = &w[((static_cast<size_t>(ch) * s.c + ci) * s.r + ky) * s.r];
+                  for (int kx = 0; kx < s.r; ++kx) acc += static_cast<double>(xr[2 * px + dx + kx]) * wr[kx];
+                }
+              m = nan_max64(m, acc);
+            }
+          const double v = m + b[ch];
+          y[((static_cast<size_t>(n) * s.k + ch) * ph + py) * pw + px] = std::isnan(v) ? NAN : std::max(v, 0.0);
+        }
+  return y;
+}
+
+template <class T>
+DT dt_of() {
+  return std::is_same_v<T, float> ? DT::F32 : std::is_same_v<T, __half> ? DT::F16 : DT::BF16;
+}
+
+// The operand type of a Word, for rounding on the host.
+template <class Word>
+DT word_dt() {
+  return std::is_same_v<Word, fc::WordF16> ? DT::F16 : DT::BF16;
+}
+
+double tolerance(DT out) { return out == DT::BF16 ? 1e-2 : out == DT::F16 ? 2e-3 : 1e-4; }
+
+// One validation case: returns 1 on failure.
+template <class Cfg, class Word, class TIn, class TOut>
+int check(const Case& cs, int n, bool with_nan, uint64_t seed) {
+  ConvPoolShape s{n, cs.c, cs.h, cs.w, cs.k, cs.r, 0, 2, 2};
+  const Variant v = std::is_same_v<Word, fc::WordF16> ? Variant::kMmaF16 : Variant::kMmaBf16;
+  fc::PoolMPlan p;
+  std::string why;
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  if (!fc::make_poolm_plan(s, v, static_cast<int>(prop.sharedMemPerBlockOptin), &p, &why, Cfg::kRows)) {
+    printf("FAIL  %-20s n=%-6d %s: declined: %s\n", cs.name, n, Cfg::kName, why.c_str());
+    return 1;
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> ux(-1.f, 1.f), uw(-0.3f, 0.3f);
+  std::vector<float> x(static_cast<size_t>(n) * s.c * s.h * s.w), w(static_cast<size_t>(s.k) * s.c * s.r * s.r), b(s.k);
+  for (auto& e : x) e = ux(rng);
+  for (auto& e : w) e = uw(rng);
+  for (auto& e : b) e = uw(rng);
+  if (with_nan) x[(static_cast<size_t>(n / 2) * s.c * s.h + s.h / 2) * s.w + s.w / 2] = NAN;
+  // What the kernel computes with: the input in TIn, then in the operand type; the weights in the operand type.
+  const DT op = word_dt<Word>();
+  std::vector<float> xin = lab::round_to(dt_of<TIn>(), x);
+  const std::vector<float> xr = lab::round_to(op, xin), wr = lab::round_to(op, w);
+  const std::vector<double> ref = reference(s, xr, wr, b);
+
+  std::vector<uint4> packed(fc::poolm_weight_bytes(p) / 16);
+  fc::poolm_pack_weights<Word>(p, w.data(), packed.data());
+  const std::vector<unsigned char> xb = lab::bytes_of(dt_of<TIn>(), xin);
+  DeviceBuf dx(xb.size()), dw(packed.size() * 16), db(b.size() * 4);
+  const size_t outs = ref.size(), guard = 64;
+  DeviceBuf dy((outs + guard) * sizeof(TOut));
+  CUDA_CHECK(cudaMemcpy(dx.p, xb.data(), xb.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dw.p, packed.data(), packed.size() * 16, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(db.p, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(dy.p, 0x7f, (outs + guard) * sizeof(TOut)));
+  CUDA_CHECK((fc::launch_fused_conv_poolm<Cfg, Word, TIn, TOut>(
+      p, static_cast<const TIn*>(dx.p), dw.p, static_cast<const float*>(db.p), static_cast<TOut*>(dy.p), 0)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<unsigned char> yb((outs + guard) * sizeof(TOut));
+  CUDA_CHECK(cudaMemcpy(yb.data(), dy.p, yb.size(), cudaMemcpyDeviceToHost));
+  const std::vector<float> y = lab::floats_of(dt_of<TOut>(), yb);
+  // A NaN input reaches every pooled output whose window reads it; the padded taps (zero weights) of a patch
+  // narrower than 8 columns also carry it to a neighbour (0 x NaN), as in every fused kernel with padded taps: it
+  // must stay inside its image.
+  double worst = 0;
+  size_t nan_bad = 0, nans = 0, guard_bad = 0;
+  const size_t per_image = outs / n;
+  for (size_t i = 0; i < outs; ++i) {
+    if (std::isnan(ref[i]) || std::isnan(y[i])) {
+      nans += std::isnan(ref[i]);
+      nan_bad += (std::isnan(ref[i]) && !std::isnan(y[i])) || static_cast<int>(i / per_image) != n / 2;
+      continue;
+    }
+    worst = std::max(worst, std::fabs(y[i] - ref[i]) / (1 + std::fabs(ref[i])));
+  }
+  for (size_t i = outs * sizeof(TOut); i < yb.size(); ++i) guard_bad += yb[i] != 0x7f;
+  const double tol = tolerance(dt_of<TOut>());
+  const bool ok = worst <= tol && nan_bad == 0 && guard_bad == 0 && (!with_nan || nans > 0);
+  printf("%s  %-20s n=%-6d %-9s %-4s %s->%s  ks=%d ntiles=%d smem=%d  max err %.2e (tol %.0e)%s%s\n",
+         ok ? "PASS" : "FAIL", cs.name, n, Cfg::kName, op == DT::F16 ? "f16" : "bf16", lab::dt_name(dt_of<TIn>()),
+         lab::dt_name(dt_of<TOut>()), p.ksteps, p.ntiles, p.smem_bytes, worst, tol,
+         with_nan ? (" nan outputs " + std::to_string(nans) + (nan_bad ? " MISMATCHED" : "")).c_str() : "",
+         guard_bad ? " WROTE PAST THE BATCH" : "");
+  return ok ? 0 : 1;
+}
+
+template <class Cfg>
+int check_types(const Case& cs, int n, bool with_nan, uint64_t seed) {
+  int f = 0;
+  f += check<Cfg, fc::WordBf16, float, __nv_bfloat16>(cs, n, with_nan, seed);
+  f += check<Cfg, fc::WordBf16, __nv_bfloat16, __nv_bfloat16>(cs, n, with_nan, seed + 1);
+  f += check<Cfg, fc::WordBf16, float, float>(cs, n, with_nan, seed + 2);
+  f += check<Cfg, fc::WordF16, float, __half>(cs, n, with_nan, seed + 3);
+  f += check<Cfg, fc::WordF16, __half, float>(cs, n, with_nan, seed + 4);
+  f += check<Cfg, fc::WordF16, __nv_bfloat16, __half>(cs, n, with_nan, seed + 5);  // a 16-bit input converted
+  return f;
+}
+
+const Case kConv1{"conv1 1x86x86 k4 r7", 1, 86, 86, 4, 7};
+
+int validate() {
+  // POOLM_MAX_BATCH=N validates only the cases of at most N images (the sanitizer runs).
+  const char* cap = std::getenv("POOLM_MAX_BATCH");
+  const int max_n = cap ? std::atoi(cap) : 1 << 30;
+  int failures = 0;
+  const Case odd[] = {
+      {"c1 33x29 k3 r5", 1, 33, 29, 3, 5},   {"c2 20x21 k4 r3", 2, 20, 21, 4, 3}, {"c3 17x40 k2 r7", 3, 17, 40, 2, 7},
+      {"c4 30x30 k4 r6", 4, 30, 30, 4, 6},   {"c1 9x8 k1 r7", 1, 9, 8, 1, 7},     {"c2 15x15 k4 r4", 2, 15, 15, 4, 4},
+      {"c1 70x131 k4 r7", 1, 70, 131, 4, 7},
+  };
+  uint64_t seed = 1;
+  for (const Case& cs : odd)
+    for (int n : {1, 7}) {
+      failures += check_types<fc::PoolMW4N5>(cs, n, false, seed += 10);
+      failures += check_types<fc::PoolMW8N5>(cs, n, n == 7, seed += 10);
+      failures += check_types<fc::PoolMW4N1>(cs, n, false, seed += 10);
+      failures += check_types<fc::PoolMW4N5R4>(cs, n, n == 7, seed += 10);
+    }
+  for (int n : {1, 7, 1000}) {
+    if (n > max_n) continue;
+    failures += check_types<fc::PoolMW4N5>(kConv1, n, n == 7, seed += 10);
+    failures += check_types<fc::PoolMW8N5>(kConv1, n, false, seed += 10);
+    failures += check_types<fc::PoolMW4N5R4>(kConv1, n, n == 1, seed += 10);
+  }
+  if (10001 <= max_n)
+    failures += check<fc::PoolMW4N5, fc::WordBf16, float, __nv_bfloat16>(kConv1, 10001, true, seed += 10);
+  // What the kernel declines, with the reason.
+  std::string why;
+  fc::PoolMPlan p;
+  for (ConvPoolShape s : {ConvPoolShape{1, 1, 86, 86, 5, 7, 0, 2, 2}, ConvPoolShape{1, 1, 86, 86, 4, 7, 1, 2, 2},
+                          ConvPoolShape{1, 1, 86, 86, 4, 7, 0, 3, 2}, ConvPoolShape{1, 1, 86, 86, 4, 9, 0, 2, 2}})
+    if (!fc::make_poolm_plan(s, Variant::kMmaBf16, 227 * 1024, &p, &why))
+      printf("declines k=%d r=%d pad=%d pool=%d: %s\n", s.k, s.r, s.pad, s.pool_window, why.c_str());
+    else
+      ++failures, printf("FAIL  took k=%d r=%d pad=%d pool=%d\n", s.k, s.r, s.pad, s.pool_window);
+  return failures;
+}
+
+// ---- timing -------------------------------------------------------------------------------------------------
+
+constexpr int kSets = 3;  // rotated inputs
+
+template <class TIn>
+std::vector<std::unique_ptr<DeviceBuf>> inputs(const ConvPoolShape& s) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  std::vector<std::unique_ptr<DeviceBuf>> xs;
+  std::vector<float> x(static_cast<size_t>(s.n) * s.c * s.h * s.w);
+  for (int i = 0; i < kSets; ++i) {
+    for (auto& e : x) e = u(rng);
+    const std::vector<unsigned char> b = lab::bytes_of(dt_of<TIn>(), x);
+    xs.push_back(std::make_unique<DeviceBuf>(b.size()));
+    CUDA_CHECK(cudaMemcpy(xs.back()->p, b.data(), b.size(), cudaMemcpyHostToDevice));
+  }
+  return xs;
+}
+
+void report(const std::string& name, const std::string& filter, FILE* csv, const ConvPoolShape& s, size_t in_bytes,
+            float ms) {
+  const double flop = 2.0 * s.n * s.k * (2.0 * fc::pooled_h(s)) * (2.0 * fc::pooled_w(s)) * s.c * s.r * s.r;
+  const double bytes =
+      static_cast<double>(in_bytes) * s.n * s.c * s.h * s.w + 2.0 * s.n * s.k * fc::pooled_h(s) * fc::pooled_w(s);
+  printf("  %-40s batch %6d %9.4f ms %7.1f TFLOP/s %7.0f GB/s\n", name.c_str(), s.n, ms, flop / ms / 1e9,
+         bytes / ms / 1e6);
+  if (csv) fprintf(csv, "%s,%d,%.5f,%.2f,%.1f\n", name.c_str(), s.n, ms, flop / ms / 1e9, bytes / ms / 1e6);
+  (void)filter;
+}
+
+template <class Cfg, class TIn>
+void time_poolm(const std::string& filter, FILE* csv, int n, cudaStream_t stream) {
+  const std::string name = std::string(Cfg::kName) + " " + lab::dt_name(dt_of<TIn>()) + "->bf16";
+  if (!filter.empty() && name.find(filter) == std::string::npos) return;
+  ConvPoolShape s{n, kConv1.c, kConv1.h, kConv1.w, kConv1.k, kConv1.r, 0, 2, 2};
+  fc::PoolMPlan p;
+  std::string why;
+  if (!fc::make_poolm_plan(s, Variant::kMmaBf16, 227 * 1024, &p, &why, Cfg::kRows)) return;
+  std::vector<float> w(s.k * s.c * s.r * s.r, 0.05f), b(s.k, 0.1f);
+  std::vector<uint4> packed(fc::poolm_weight_bytes(p) / 16);
+  fc::poolm_pack_weights<fc::WordBf16>(p, w.data(), packed.data());
+  DeviceBuf dw(packed.size() * 16), db(s.k * 4), dy(static_cast<size_t>(n) * s.k * p.ph * p.pw * 2);
+  CUDA_CHECK(cudaMemcpy(dw.p, packed.data(), packed.size() * 16, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(db.p, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+  auto xs = inputs<TIn>(s);
+  const float ms = lab::median_ms(
+      [&](int i) {
+        CUDA_CHECK((fc::launch_fused_conv_poolm<Cfg, fc::WordBf16, TIn, __nv_bfloat16>(
+            p, static_cast<const TIn*>(xs[i % kSets]->p), dw.p, static_cast<const float*>(db.p),
+            static_cast<__nv_bfloat16*>(dy.p), stream)));
+      },
+      stream);
+  report(name, filter, csv, s, sizeof(TIn), ms);
+}
+
+template <class Cfg, class TIn>
+void time_stacked(const std::string& filter, FILE* csv, int n, cudaStream_t stream) {
+  const std::string name = std::string(Cfg::kName) + " " + lab::dt_name(dt_of<TIn>()) + "->bf16";
+  if (!filter.empty() && name.find(filter) == std::string::npos) return;
+  ConvPoolShape s{n, kConv1.c, kConv1.h, kConv1.w, kConv1.k, kConv1.r, 0, 2, 2};
+  fc::StackedPlan p;
+  if (fc::plan_stacked_here<Cfg, TIn>(s, Variant::kMmaBf16, false, &p) != cudaSuccess) return;
+  std::vector<float> w(s.k * s.c * s.r * s.r, 0.05f), b(s.k, 0.1f);
+  std::vector<unsigned char> packed(fc::stacked_weight_bytes(s, Variant::kMmaBf16));
+  fc::stacked_pack_weights(s, Variant::kMmaBf16, w.data(), packed.data());
+  DeviceBuf dw(packed.size()), db(s.k * 4), dy(static_cast<size_t>(n) * s.k * fc::pooled_h(s) * fc::pooled_w(s) * 2);
+  CUDA_CHECK(cudaMemcpy(dw.p, packed.data(), packed.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(db.p, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+  auto xs = inputs<TIn>(s);
+  const float ms = lab::median_ms(
+      [&](int i) {
+        CUDA_CHECK((fc::launch_fused_conv_stacked<Cfg, fc::WordBf16, TIn, __nv_bfloat16>(
+            p, static_cast<const TIn*>(xs[i % kSets]->p), dw.p, static_cast<const float*>(db.p),
+            static_cast<__nv_bfloat16*>(dy.p), stream)));
+      },
+      stream);
+  report(name, filter, csv, s, sizeof(TIn), ms);
+}
+
+void time_all(const std::string& filter, FILE* csv) {
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  if (csv) fprintf(csv, "kernel,batch,ms,tflops,gbps\n");
+  printf("timings, the conv net's conv1 (median of 50 launches, %d rotated inputs; TFLOP/s of kernel taps):\n", kSets);
+  for (int n : {10000, 1000, 1}) {
+    time_stacked<fc::StackedW5N5, float>(filter, csv, n, stream);
+    time_stacked<fc::StackedW5N5, __nv_bfloat16>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW4N5, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW4N5, __nv_bfloat16>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW8N5, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW8N5, __nv_bfloat16>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW4N1, __nv_bfloat16>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW4N5R4, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW4N5R4, __nv_bfloat16>(filter, csv, n, stream);
+  }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return lab::run_lab(argc, argv, validate, time_all); }
