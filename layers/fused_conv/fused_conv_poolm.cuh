@@ -283,8 +283,8 @@ cudaError_t launch_fused_conv_poolm(const PoolMPlan& plan, const TIn* x, const v
                                     TOut* y, cudaStream_t stream) {
   if (plan.ksteps > kPoolMMaxKSteps || plan.n < 1) return plan.n < 1 ? cudaSuccess : cudaErrorInvalidValue;
   PoolMPlan p = plan;
-  // Pair loads need each row to start on an even element and the tensor on a 4-byte boundary.
-  if ((reinterpret_cast<uintptr_t>(x) & 3) != 0) p.vec2 = 0;
+  // Pair loads need each row to start on an even element and the tensor on a pair's boundary (8 bytes for float).
+  if ((reinterpret_cast<uintptr_t>(x) & (2 * sizeof(TIn) - 1)) != 0) p.vec2 = 0;
   const uint4* w = static_cast<const uint4*>(packed_w);
   if (p.ksteps <= 4) return launch_poolm_ks<Cfg, Word, TIn, TOut, 4>(p, x, w, bias, y, stream);
   if (p.ksteps <= 8) return launch_poolm_ks<Cfg, Word, TIn, TOut, 8>(p, x, w, bias, y, stream);
