@@ -130,6 +130,25 @@ class FusedConvKernel : public Kernel {
   std::string m_label;
 };
 
+// Calls f(Word{}, TIn{}, T{}) with the operand word, input and storage types of Tensor Core variant v (TIn float
+// when float_in: the graph's float32 input read by a 16-bit node); tf32 only when kTf32 (the families that run it).
+template <bool kTf32, class F>
+void with_mma_types(fc::Variant v, bool float_in, F&& f) {
+  if (v == fc::Variant::kMmaBf16) {
+    if (float_in)
+      f(fc::WordBf16{}, float{}, __nv_bfloat16{});
+    else
+      f(fc::WordBf16{}, __nv_bfloat16{}, __nv_bfloat16{});
+  } else if (v == fc::Variant::kMmaF16) {
+    if (float_in)
+      f(fc::WordF16{}, float{}, __half{});
+    else
+      f(fc::WordF16{}, __half{}, __half{});
+  } else if constexpr (kTf32) {
+    f(fc::WordTf32{}, float{}, float{});
+  }
+}
+
 // The stacked kernel's configurations for a shape, in the heuristic's order: fewest padded n-tiles first (conv1's
 // 80 columns: 5 per unit; conv2's 32: 4), then wider units.
 template <class Word, class TIn, class T>
@@ -372,15 +391,10 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
       fc::stacked_pack_weights(per_image, v, w32.data_as<float>(), bytes.data(), true);
       return bytes;
     });
-    const int smem = limits.smem_optin;
-    if (v == fc::Variant::kMmaBf16 && float_in)
-      add_shared_rows_candidates<fc::WordBf16, float, __nv_bfloat16>(shape, v, packed, bias, smem, &candidates);
-    else if (v == fc::Variant::kMmaBf16)
-      add_shared_rows_candidates<fc::WordBf16, __nv_bfloat16, __nv_bfloat16>(shape, v, packed, bias, smem, &candidates);
-    else if (v == fc::Variant::kMmaF16 && float_in)
-      add_shared_rows_candidates<fc::WordF16, float, __half>(shape, v, packed, bias, smem, &candidates);
-    else
-      add_shared_rows_candidates<fc::WordF16, __half, __half>(shape, v, packed, bias, smem, &candidates);
+    with_mma_types<false>(v, float_in, [&](auto word, auto in, auto out) {
+      add_shared_rows_candidates<decltype(word), decltype(in), decltype(out)>(shape, v, packed, bias, limits.smem_optin,
+                                                                              &candidates);
+    });
   }
   if (stacked_why.empty()) {
     const void* packed = init.prepared("stacked/" + packed_suffix, [&] {
@@ -389,18 +403,10 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
       fc::stacked_pack_weights(per_image, v, w32.data_as<float>(), bytes.data());
       return bytes;
     });
-    if (v == fc::Variant::kMmaBf16 && float_in)
-      add_stacked_candidates<fc::WordBf16, float, __nv_bfloat16>(shape, v, packed, bias, limits.smem_optin,
-                                                                 &candidates);
-    else if (v == fc::Variant::kMmaBf16)
-      add_stacked_candidates<fc::WordBf16, __nv_bfloat16, __nv_bfloat16>(shape, v, packed, bias, limits.smem_optin,
-                                                                         &candidates);
-    else if (v == fc::Variant::kMmaF16 && float_in)
-      add_stacked_candidates<fc::WordF16, float, __half>(shape, v, packed, bias, limits.smem_optin, &candidates);
-    else if (v == fc::Variant::kMmaF16)
-      add_stacked_candidates<fc::WordF16, __half, __half>(shape, v, packed, bias, limits.smem_optin, &candidates);
-    else
-      add_stacked_candidates<fc::WordTf32, float, float>(shape, v, packed, bias, limits.smem_optin, &candidates);
+    with_mma_types<true>(v, float_in, [&](auto word, auto in, auto out) {
+      add_stacked_candidates<decltype(word), decltype(in), decltype(out)>(shape, v, packed, bias, limits.smem_optin,
+                                                                          &candidates);
+    });
   }
   if (fc::poolm_unsupported(shape, v).empty()) {
     fc::PoolMPlan weight_plan;
@@ -414,15 +420,10 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
           fc::poolm_pack_weights<fc::WordBf16>(weight_plan, w32.data_as<float>(), static_cast<uint4*>(bytes.data()));
         return bytes;
       });
-      const int smem = limits.smem_optin;
-      if (v == fc::Variant::kMmaBf16 && float_in)
-        add_poolm_candidates<fc::WordBf16, float, __nv_bfloat16>(shape, v, packed, bias, smem, &candidates);
-      else if (v == fc::Variant::kMmaBf16)
-        add_poolm_candidates<fc::WordBf16, __nv_bfloat16, __nv_bfloat16>(shape, v, packed, bias, smem, &candidates);
-      else if (float_in)
-        add_poolm_candidates<fc::WordF16, float, __half>(shape, v, packed, bias, smem, &candidates);
-      else
-        add_poolm_candidates<fc::WordF16, __half, __half>(shape, v, packed, bias, smem, &candidates);
+      with_mma_types<false>(v, float_in, [&](auto word, auto in, auto out) {
+        add_poolm_candidates<decltype(word), decltype(in), decltype(out)>(shape, v, packed, bias, limits.smem_optin,
+                                                                          &candidates);
+      });
     }
   }
   // The pixels-on-M kernel; in tf32 mode short products run its FFMA variant (above; also no slower: lab, batch

@@ -86,7 +86,7 @@ inline bool make_poolm_plan(const ConvPoolShape& s, Variant v, int smem_limit, P
   p.div_wpr = FastDiv(p.pitch / 2);
   p.div_rows = FastDiv(p.rows);
   if (p.smem_bytes > smem_limit) {
-    if (why) *why = "one staged image (" + std::to_string(p.smem_bytes) + " bytes) exceeds shared memory";
+    if (why) *why = "one staged tile (" + std::to_string(p.smem_bytes) + " bytes) exceeds shared memory";
     return false;
   }
   *out = p;
@@ -104,21 +104,11 @@ inline float poolm_weight(const PoolMPlan& p, const float* w, int m, int kk) {
 
 inline size_t poolm_weight_bytes(const PoolMPlan& p) { return static_cast<size_t>(p.ksteps) * 32 * 16; }
 
-// One uint4 per (k-step, lane): the lane's A registers {row g cols 2t, 2t+1; row g+8; row g cols 2t+8, 2t+9;
-// row g+8} of the k-step, rounded to the Word's type. Host, once per engine.
+// The packed A fragments (pack_a_fragments) of poolm_weight, rounded to the Word's type. Host, once per engine.
 template <class Word>
 inline void poolm_pack_weights(const PoolMPlan& p, const float* w, uint4* out) {
-  for (int ks = 0; ks < p.ksteps; ++ks)
-    for (int lane = 0; lane < 32; ++lane) {
-      const int g = lane >> 2, t = lane & 3;
-      uint32_t regs[4];
-      for (int reg = 0; reg < 4; ++reg) {
-        const int m = g + (reg & 1) * 8, kk = ks * 16 + 2 * t + (reg >> 1) * 8;
-        const float v[2] = {poolm_weight(p, w, m, kk), poolm_weight(p, w, m, kk + 1)};
-        regs[reg] = Word::pack(v);
-      }
-      out[ks * 32 + lane] = make_uint4(regs[0], regs[1], regs[2], regs[3]);
-    }
+  pack_a_fragments<Word>(
+      p.ksteps, [&](int m, int k) { return poolm_weight(p, w, m, k); }, out);
 }
 
 // Tile configurations: warps per CTA (each warp takes pooled rows in turn), n-tiles per pass (independent
@@ -281,7 +271,8 @@ cudaError_t launch_poolm_ks(const PoolMPlan& p, const TIn* x, const uint4* w, co
 template <class Cfg, class Word, class TIn, class TOut>
 cudaError_t launch_fused_conv_poolm(const PoolMPlan& plan, const TIn* x, const void* packed_w, const float* bias,
                                     TOut* y, cudaStream_t stream) {
-  if (plan.ksteps > kPoolMMaxKSteps || plan.n < 1) return plan.n < 1 ? cudaSuccess : cudaErrorInvalidValue;
+  if (plan.n < 1) return cudaSuccess;
+  if (plan.ksteps > kPoolMMaxKSteps) return cudaErrorInvalidValue;
   PoolMPlan p = plan;
   // Pair loads need each row to start on an even element and the tensor on a pair's boundary (8 bytes for float).
   if ((reinterpret_cast<uintptr_t>(x) & (2 * sizeof(TIn) - 1)) != 0) p.vec2 = 0;

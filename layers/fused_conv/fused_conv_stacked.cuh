@@ -585,22 +585,29 @@ inline size_t stacked_weight_bytes(const ConvPoolShape& s, Variant v, bool share
   return static_cast<size_t>(stacked_weight_plan(s, v, share).ksteps) * 32 * 16;
 }
 
-// One uint4 per (k-step, lane): the lane's A registers {row g word t, row g+8 word t, row g word t+4, row g+8 word
-// t+4} (bf16/f16: a0a1, a2a3, a4a5, a6a7; tf32: a0..a3).
-template <class Word>
-inline void stacked_pack_words(const StackedPlan& p, const float* w, uint4* out) {
-  for (int ks = 0; ks < p.ksteps; ++ks)
+// One uint4 per (k-step, lane) of a 16-row A operand whose element (m, k) is weight(m, k): the lane's A registers
+// {row g word t, row g+8 word t, row g word t+4, row g+8 word t+4} (bf16/f16: a0a1, a2a3, a4a5, a6a7; tf32:
+// a0..a3), a word holding Word::kE consecutive elements of K. Shared by the stacked and pool-on-M layouts.
+template <class Word, class Weight>
+inline void pack_a_fragments(int ksteps, Weight weight, uint4* out) {
+  for (int ks = 0; ks < ksteps; ++ks)
     for (int lane = 0; lane < 32; ++lane) {
       const int g = lane >> 2, t = lane & 3;
       uint32_t regs[4];
       for (int reg = 0; reg < 4; ++reg) {
         const int m = g + (reg & 1) * 8, kw = ks * 8 + t + (reg >> 1) * 4;
         float v[2] = {0.f, 0.f};
-        for (int i = 0; i < Word::kE; ++i) v[i] = stacked_weight(p, w, m, kw * Word::kE + i);
+        for (int i = 0; i < Word::kE; ++i) v[i] = weight(m, kw * Word::kE + i);
         regs[reg] = Word::pack(v);
       }
       out[ks * 32 + lane] = make_uint4(regs[0], regs[1], regs[2], regs[3]);
     }
+}
+
+template <class Word>
+inline void stacked_pack_words(const StackedPlan& p, const float* w, uint4* out) {
+  pack_a_fragments<Word>(
+      p.ksteps, [&](int m, int k) { return stacked_weight(p, w, m, k); }, out);
 }
 
 // Writes stacked_weight_bytes(s, v, share) bytes to `out` (host memory; upload it 16-byte aligned).

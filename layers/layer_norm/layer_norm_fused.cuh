@@ -205,8 +205,7 @@ __global__ void __launch_bounds__(kGroupThreads) layer_norm_group_kernel(Params 
 // ... with the next row's ITERS packs requested before this row's statistics, activation and stores, so that the
 // loads of one row overlap the math of the last (the plain kernel's CTAs load, compute and store once each, in
 // step with the rest of their wave). Scale and bias packs stay in registers for the whole kernel.
-// HOIST: scale and bias packs in registers (else loaded per row, from L1, as the plain kernel does).
-template <class T, int G, int ITERS, bool HOIST>
+template <class T, int G, int ITERS>
 __global__ void __launch_bounds__(kGroupThreads) layer_norm_group_stream_kernel(Params p) {
   using Lane = GroupLane<T, G>;
   constexpr int V = Lane::V;
@@ -215,7 +214,7 @@ __global__ void __launch_bounds__(kGroupThreads) layer_norm_group_stream_kernel(
   T* y = static_cast<T*>(p.y);
   uint4 sc[ITERS], bi[ITERS];
 #pragma unroll
-  for (int it = 0; it < ITERS && HOIST; ++it) {
+  for (int it = 0; it < ITERS; ++it) {
     const bool in = L.holds(it);
     sc[it] = in ? param_pack<T>(p.scale, (it * G + L.g) * V) : uint4{};
     bi[it] = in ? param_pack<T>(p.bias, (it * G + L.g) * V) : uint4{};
@@ -248,7 +247,6 @@ __global__ void __launch_bounds__(kGroupThreads) layer_norm_group_stream_kernel(
       for (int it = 0; it < ITERS; ++it) {
         if (!L.holds(it)) continue;
         const int elem = (it * G + L.g) * V;
-        if (!HOIST) sc[it] = param_pack<T>(p.scale, elem), bi[it] = param_pack<T>(p.bias, elem);
         write_pack<T>(p, v[it], st.x, st.y, sc[it], bi[it], elem, yr);
       }
       if (L.g == 0) {
@@ -345,8 +343,8 @@ struct Choice {
   enum Kind { kGroup, kBlock, kGeneric } kind = kGeneric;
   int lanes = 0;  // G (group) or THREADS (block)
   int iters = 0;  // packs per lane (after rounding up to an instantiated count)
-  // group: -1 streams by the measured rule in launch_group_iters, 0 never, 1 always, 2 always without the scale
-  // and bias in registers (the lab's A/B); grid: the streaming grid's CTAs (0: one wave).
+  // group: -1 streams by the measured rule in launch_group_iters, 0 never, 1 always (the lab's A/B); grid: the
+  // streaming grid's CTAs (0: one wave).
   int stream = -1, grid = 0;
 };
 
@@ -402,8 +400,7 @@ template <class T, int G, int ITERS>
 cudaError_t launch_group_iters(const Params& p, const Choice& c, cudaStream_t s) {
   const int64_t ctas = (p.rows + kGroupThreads / G - 1) / (kGroupThreads / G);
   if (c.stream != 0) {
-    const auto kernel = c.stream == 2 ? layer_norm_group_stream_kernel<T, G, ITERS, false>
-                                      : layer_norm_group_stream_kernel<T, G, ITERS, true>;
+    const auto kernel = layer_norm_group_stream_kernel<T, G, ITERS>;
     dev::DeviceLimits d;
     int per_sm = 0;
     cudaError_t err = dev::device_limits(&d);
