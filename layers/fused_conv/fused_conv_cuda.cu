@@ -219,15 +219,16 @@ void add_shared_rows_candidates(const fc::ConvPoolShape& s, fc::Variant v, const
 
 // The pool-on-M kernel (k <= 4 channels, 2x2 pools, unpadded, kernels up to 7x7: the pool window's positions on M;
 // fused_conv_poolm.cuh), after the stacked candidates in the heuristic's order. Lab, H200, conv1 (float32 in,
-// bf16 out, ms): batch 1 0.0053 (bands of 4 pooled rows) against the stacked kernel's 0.0098, 1000 0.0360 against
-// 0.0392, 10000 0.3073 against 0.3062 (tools/results/h200/conv_poolm/).
+// bf16 out, ms): batch 1 0.0053 (bands of 4 pooled rows) against the stacked kernel's 0.0098; with whole images
+// staged by bulk copy (the next one in flight) 1000 0.0332 against 0.0393, 10000 0.246 against 0.306
+// (tools/results/h200/conv_poolm/, conv_profile/).
 template <class Word, class TIn, class T>
 void add_poolm_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,
                           int smem_limit, std::vector<Candidate>* out) {
   auto add = [&](auto cfg) {
     using Cfg = decltype(cfg);
     fc::PoolMPlan plan;
-    if (!fc::make_poolm_plan(s, v, smem_limit, &plan, nullptr, Cfg::kRows)) return;
+    if (!fc::plan_poolm<Cfg, TIn>(s, v, smem_limit, &plan, nullptr)) return;
     out->push_back({Cfg::kName, [plan, packed, bias](const void* x, void* y, cudaStream_t stream) {
                       return fc::launch_fused_conv_poolm<Cfg, Word, TIn, T>(plan, static_cast<const TIn*>(x), packed,
                                                                             bias, static_cast<T*>(y), stream);
@@ -236,6 +237,8 @@ void add_poolm_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void*
   add(fc::PoolMW4N5{});
   add(fc::PoolMW8N5{});
   add(fc::PoolMW4N5R4{});
+  add(fc::PoolMW4N5Bulk{});
+  add(fc::PoolMW8N5Bulk{});
 }
 
 // Values in [0, 1) (never zeros: they run faster) from a hash of the index, made on the device: a host loop over

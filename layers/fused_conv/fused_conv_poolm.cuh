@@ -17,11 +17,15 @@
 // Work split: a CTA stages one image at a time (every input channel, rounded to the operand type, zero past the
 // image so that padded taps never meet garbage), then its warps take pooled rows, each row ntiles n-tiles of 8
 // pooled pixels, the A fragments of every k-step in registers for the whole kernel. Persistent grid over images.
+// Bulk configurations (whole images of whole 16-byte chunks): thread 0 copies the next image's raw bytes into
+// shared memory by one cp.async.bulk while this one computes, and the staging is a conversion pass in shared
+// memory (at batch 10000 the per-thread loads' index arithmetic and latency were a third of the kernel's time).
 // Depends on CUDA alone (tests/kernels/conv_poolm_lab.cu builds it with nvcc).
 #pragma once
 
 #include <string>
 
+#include "layers/common/bulk_copy.cuh"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
 
 namespace ie::fused_conv {
@@ -43,6 +47,13 @@ struct PoolMPlan {
   int smem_bytes;
   int vec2;                   // input rows start on even elements (w even): staged by element-pair loads
   FastDiv div_wpr, div_rows;  // staged word -> staged row -> input channel
+  // Bulk staging (configurations with kBulk): the next image's raw bytes land in shared memory by one bulk copy
+  // while this image computes, then a pass converts them to operand words. 0 / unused without it.
+  int bulk;                // the kernel stages by bulk copy (the launch clears it for an unaligned input)
+  int flat;                // staged rows are the input's rows (pitch == w): word i of a channel is raw pair i
+  int raw_off, raw_bytes;  // the raw image's place in shared memory (16-byte aligned) and its size
+  int bar_off;             // the copy's mbarrier
+  FastDiv div_plane;       // staged word -> input channel (flat)
 };
 
 // Why the kernel does not take a shape ("" when it does).
@@ -57,10 +68,11 @@ inline std::string poolm_unsupported(const ConvPoolShape& s, Variant v) {
   return "";
 }
 
-// Plans a shape, a tile being `pb` pooled rows of one image (0: the whole image); false with the reason when the
-// kernel does not take the shape or a tile does not fit in `smem_limit`.
+// Plans a shape, a tile being `pb` pooled rows of one image (0: the whole image), staged by bulk copy when
+// `bulk_elem` (the input element's size) is not 0; false with the reason when the kernel does not take the shape
+// or a tile does not fit in `smem_limit`.
 inline bool make_poolm_plan(const ConvPoolShape& s, Variant v, int smem_limit, PoolMPlan* out, std::string* why,
-                            int pb = 0) {
+                            int pb = 0, int bulk_elem = 0) {
   std::string no = poolm_unsupported(s, v);
   PoolMPlan p{};
   p.n = s.n, p.c = s.c, p.h = s.h, p.w = s.w, p.k = s.k, p.r = s.r;
@@ -85,6 +97,24 @@ inline bool make_poolm_plan(const ConvPoolShape& s, Variant v, int smem_limit, P
   p.vec2 = s.w % 2 == 0;
   p.div_wpr = FastDiv(p.pitch / 2);
   p.div_rows = FastDiv(p.rows);
+  if (bulk_elem > 0) {
+    const int64_t img_bytes = static_cast<int64_t>(s.c) * s.h * s.w * bulk_elem;
+    no = p.bands != 1 ? "bulk staging takes whole images"
+         : img_bytes % 16 != 0
+             ? "bulk staging copies whole 16-byte chunks (the image has " + std::to_string(img_bytes) + " bytes)"
+             : "";
+    if (!no.empty()) {
+      if (why) *why = no;
+      return false;
+    }
+    p.bulk = 1;
+    p.flat = p.pitch == s.w;
+    p.div_plane = FastDiv(p.plane_words);
+    p.raw_off = round_up(p.smem_bytes, 16);
+    p.raw_bytes = static_cast<int>(std::min<int64_t>(img_bytes, int64_t{1} << 30));
+    p.bar_off = round_up(p.raw_off + p.raw_bytes, 8);
+    p.smem_bytes = p.bar_off + 8;
+  }
   if (p.smem_bytes > smem_limit) {
     if (why) *why = "one staged tile (" + std::to_string(p.smem_bytes) + " bytes) exceeds shared memory";
     return false;
@@ -102,6 +132,12 @@ inline float poolm_weight(const PoolMPlan& p, const float* w, int m, int kk) {
   return w[((static_cast<size_t>(ch) * p.c + ci) * p.r + ky) * p.r + kx];
 }
 
+// make_poolm_plan for a tile configuration and input type.
+template <class Cfg, class TIn>
+inline bool plan_poolm(const ConvPoolShape& s, Variant v, int smem_limit, PoolMPlan* out, std::string* why) {
+  return make_poolm_plan(s, v, smem_limit, out, why, Cfg::kRows, Cfg::kBulk ? static_cast<int>(sizeof(TIn)) : 0);
+}
+
 inline size_t poolm_weight_bytes(const PoolMPlan& p) { return static_cast<size_t>(p.ksteps) * 32 * 16; }
 
 // The packed A fragments (pack_a_fragments) of poolm_weight, rounded to the Word's type. Host, once per engine.
@@ -116,18 +152,32 @@ inline void poolm_pack_weights(const PoolMPlan& p, const float* w, uint4* out) {
 struct PoolMW4N5 {
   static constexpr const char* kName = "poolm_w4_n5";
   static constexpr int kWarps = 4, kNT = 5, kRows = 0;
+  static constexpr bool kBulk = false;
 };
 struct PoolMW8N5 {
   static constexpr const char* kName = "poolm_w8_n5";
   static constexpr int kWarps = 8, kNT = 5, kRows = 0;
+  static constexpr bool kBulk = false;
 };
 struct PoolMW4N1 {  // one n-tile at a time (the first version)
   static constexpr const char* kName = "poolm_w4_n1";
   static constexpr int kWarps = 4, kNT = 1, kRows = 0;
+  static constexpr bool kBulk = false;
 };
 struct PoolMW4N5R4 {  // bands of 4 pooled rows: one warp-row each, 10 tiles per conv1 image
   static constexpr const char* kName = "poolm_w4_n5_r4";
   static constexpr int kWarps = 4, kNT = 5, kRows = 4;
+  static constexpr bool kBulk = false;
+};
+struct PoolMW4N5Bulk {  // whole images staged by bulk copy, the next one in flight while this one computes
+  static constexpr const char* kName = "poolm_w4_n5_bulk";
+  static constexpr int kWarps = 4, kNT = 5, kRows = 0;
+  static constexpr bool kBulk = true;
+};
+struct PoolMW8N5Bulk {
+  static constexpr const char* kName = "poolm_w8_n5_bulk";
+  static constexpr int kWarps = 8, kNT = 5, kRows = 0;
+  static constexpr bool kBulk = true;
 };
 
 #ifdef __CUDACC__
@@ -179,6 +229,57 @@ __device__ __forceinline__ void poolm_stage(const PoolMPlan& p, const TIn* __res
   }
 }
 
+// Bulk staging's second half: the raw image in shared memory (every input channel, [c][h][w] TIn) to operand
+// words as poolm_stage lays them out. Flat plans (pitch == w) map word i of a channel to raw pair i, zero past the
+// image's rows; others take poolm_stage's index arithmetic.
+template <class Word, class TIn>
+__device__ __forceinline__ void poolm_convert(const PoolMPlan& p, const TIn* raw, uint32_t* s_img, int tid,
+                                              int nthreads) {
+  constexpr bool kCopy = sizeof(TIn) == 2 && std::is_same_v<Word, Word16<TIn>>;
+  constexpr int kUnroll = 4;
+  auto pack = [](TIn a, TIn b) {
+    float f[2] = {to_float(a), to_float(b)};
+    return Word::pack(f);
+  };
+  if (p.flat) {
+    const int hw2 = p.h * p.w / 2;
+    for (int base = tid; base < p.img_words; base += kUnroll * nthreads) {
+      uint32_t out[kUnroll];
+      FUSED_CONV_UNROLL
+      for (int u = 0; u < kUnroll; ++u) {
+        const int i = base + u * nthreads, ci = p.div_plane.div(i), rem = i - ci * p.plane_words;
+        out[u] = 0u;
+        if (i >= p.img_words || rem >= hw2) continue;
+        const int q = ci * hw2 + rem;  // the raw pair
+        if constexpr (kCopy) {
+          out[u] = reinterpret_cast<const uint32_t*>(raw)[q];
+        } else if constexpr (sizeof(TIn) == 4) {
+          const float2 v = reinterpret_cast<const float2*>(raw)[q];
+          float f[2] = {v.x, v.y};
+          out[u] = Word::pack(f);
+        } else {
+          out[u] = pack(raw[2 * q], raw[2 * q + 1]);
+        }
+      }
+      FUSED_CONV_UNROLL
+      for (int u = 0; u < kUnroll; ++u)
+        if (base + u * nthreads < p.img_words) s_img[base + u * nthreads] = out[u];
+    }
+    return;
+  }
+  const int wpr = p.pitch / 2;
+  for (int i = tid; i < p.img_words; i += nthreads) {
+    const int row = p.div_wpr.div(i), xw = i - row * wpr, ci = p.div_rows.div(row);
+    const int yy = row - ci * p.rows, x0 = 2 * xw;
+    uint32_t word = 0u;
+    if (yy < p.h && x0 < p.w) {
+      const TIn* src = raw + (ci * p.h + yy) * p.w + x0;
+      word = pack(src[0], x0 + 1 < p.w ? src[1] : from_float<TIn>(0.f));
+    }
+    s_img[i] = word;
+  }
+}
+
 // Writes the pair of pooled outputs (px, px + 1) of one row, bias and ReLU after the max (as every fused kernel).
 template <class TOut>
 __device__ __forceinline__ void poolm_store(TOut* row, int px, int pw, float v0, float v1, float bias) {
@@ -199,6 +300,37 @@ __device__ __forceinline__ void poolm_store(TOut* row, int px, int pw, float v0,
   }
 }
 
+// The 16-bit output's epilogue on packed pairs: the accumulators start at the bias, so conv + bias is rounded to
+// TOut first and the pool's maxima and the ReLU run on element pairs (max.NaN keeps a NaN; rounding is monotonic,
+// so the max of rounded values is the rounded max). IE_POOLM_PACKED_EPILOGUE=0 keeps the float epilogue (lab A/B).
+#ifndef IE_POOLM_PACKED_EPILOGUE
+#define IE_POOLM_PACKED_EPILOGUE 1
+#endif
+template <class T>
+__device__ __forceinline__ uint32_t max_nan_pair(uint32_t a, uint32_t b) {
+  uint32_t d;
+  if constexpr (std::is_same_v<T, __half>)
+    asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  else
+    asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+// Stores the pooled pair (px, px + 1) of one row, packed in TOut's bits.
+template <class TOut>
+__device__ __forceinline__ void poolm_store_bits(TOut* row, int px, int pw, uint32_t bits) {
+  if (px + 1 < pw && (pw & 1) == 0) {
+    *reinterpret_cast<uint32_t*>(row + px) = bits;
+    return;
+  }
+  auto half_of = [](uint32_t u) {
+    TOut v;
+    *reinterpret_cast<unsigned short*>(&v) = static_cast<unsigned short>(u);
+    return v;
+  };
+  if (px < pw) row[px] = half_of(bits);
+  if (px + 1 < pw) row[px + 1] = half_of(bits >> 16);
+}
+
 template <class Cfg, class Word, class TIn, class TOut, int KS>
 __global__ void __launch_bounds__(Cfg::kWarps * 32)
     fused_conv_poolm_kernel(const PoolMPlan p, const TIn* __restrict__ x, const uint4* __restrict__ wpk,
@@ -217,30 +349,61 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32)
   }
   const int ch = g & 3;
   const bool writer = (g & 4) == 0 && ch < p.k;  // after the dx shuffle, lanes g and g ^ 4 hold the same maxima
-  const float b = writer && bias ? bias[ch] : 0.f;
+  constexpr bool kPacked = IE_POOLM_PACKED_EPILOGUE && sizeof(TOut) == 2;
+  // The packed epilogue starts the accumulators at the bias (every lane of the channel needs it).
+  const float b = (kPacked ? ch < p.k : writer) && bias ? bias[ch] : 0.f;
   const int wpr = p.pitch / 2;
+  const size_t img_elems = static_cast<size_t>(p.c) * p.h * p.w;
+  // Bulk staging: thread 0 keeps the next image's copy in flight (whole tiles are whole images).
+  [[maybe_unused]] TIn* raw = nullptr;
+  [[maybe_unused]] uint64_t* bar = nullptr;
+  [[maybe_unused]] uint32_t phase = 0;
+  if constexpr (Cfg::kBulk) {
+    if (p.bulk) {
+      unsigned char* base = reinterpret_cast<unsigned char*>(s_img);
+      raw = reinterpret_cast<TIn*>(base + p.raw_off);
+      bar = reinterpret_cast<uint64_t*>(base + p.bar_off);
+      if (threadIdx.x == 0) {
+        dev::mbar_init(bar);
+        if (blockIdx.x < p.tiles) dev::bulk_copy_g2s(raw, x + blockIdx.x * img_elems, p.raw_bytes, bar);
+      }
+    }
+  }
   for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
     const int img = tile / p.bands, py0 = (tile - img * p.bands) * p.pb, rows = imin(p.pb, p.ph - py0);
-    __syncthreads();  // the previous tile's reads are done
-    poolm_stage<Word>(p, x + static_cast<size_t>(img) * p.c * p.h * p.w, 2 * py0, s_img, threadIdx.x, Cfg::kWarps * 32);
-    __syncthreads();
+    __syncthreads();  // the previous tile's reads are done (and, the first time, the barrier's init)
+    if (Cfg::kBulk && p.bulk) {
+      dev::mbar_wait(bar, phase);
+      phase ^= 1u;
+      poolm_convert<Word>(p, raw, s_img, threadIdx.x, Cfg::kWarps * 32);
+      __syncthreads();  // the words are staged and the raw buffer free: the next image's copy may land in it
+      const int next = tile + gridDim.x;
+      if (threadIdx.x == 0 && next < p.tiles) {
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // this thread's reads before the copy's writes
+        dev::bulk_copy_g2s(raw, x + static_cast<size_t>(next) * img_elems, p.raw_bytes, bar);
+      }
+    } else {
+      poolm_stage<Word>(p, x + static_cast<size_t>(img) * img_elems, 2 * py0, s_img, threadIdx.x, Cfg::kWarps * 32);
+      __syncthreads();
+    }
     TOut* yt = y + ((static_cast<size_t>(img) * p.k + ch) * p.ph + py0) * p.pw;
     for (int ly = warp; ly < rows; ly += Cfg::kWarps) {
       const uint32_t* row = s_img + 2 * ly * wpr + g + t;  // word (px0 + g) + t of staged row 2 ly
       // NT n-tiles at once: independent accumulators keep NT MMAs in flight behind each k-step's loads.
       for (int nt0 = 0; nt0 < p.ntiles; nt0 += NT) {
         float acc[NT][4];
+        const float init = kPacked ? b : 0.f;
         FUSED_CONV_UNROLL
-        for (int j = 0; j < NT; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+        for (int j = 0; j < NT; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = init;
         FUSED_CONV_UNROLL
         for (int ks = 0; ks < KS; ++ks) {
           if (ks >= p.ksteps) break;
           uint32_t b0[NT], b1[NT];
+          const uint32_t* base = row + nt0 * 8 + koff[ks];  // then constant offsets per n-tile
           FUSED_CONV_UNROLL
           for (int j = 0; j < NT; ++j) {
-            const uint32_t* col = row + (nt0 + j) * 8 + koff[ks];
             const bool on = nt0 + j < p.ntiles;  // the same for the whole warp
-            b0[j] = on ? col[0] : 0u, b1[j] = on ? col[wpr] : 0u;
+            b0[j] = on ? base[j * 8] : 0u, b1[j] = on ? base[j * 8 + wpr] : 0u;
           }
           FUSED_CONV_UNROLL
           for (int j = 0; j < NT; ++j)
@@ -249,6 +412,14 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32)
         FUSED_CONV_UNROLL
         for (int j = 0; j < NT; ++j) {
           if (nt0 + j >= p.ntiles) break;
+          if constexpr (kPacked) {
+            uint32_t m = max_nan_pair<TOut>(dev::pack_pair<TOut>(acc[j][0], acc[j][1]),
+                                            dev::pack_pair<TOut>(acc[j][2], acc[j][3]));
+            m = max_nan_pair<TOut>(m, __shfl_xor_sync(0xffffffffu, m, 16));
+            m = max_nan_pair<TOut>(m, 0u);  // ReLU
+            if (writer) poolm_store_bits(yt + ly * p.pw, (nt0 + j) * 8 + 2 * t, p.pw, m);
+            continue;
+          }
           float v0 = nan_max(acc[j][0], acc[j][2]), v1 = nan_max(acc[j][1], acc[j][3]);  // dy: rows g and g + 8
           v0 = nan_max(v0, __shfl_xor_sync(0xffffffffu, v0, 16));                        // dx: lane bit 4
           v1 = nan_max(v1, __shfl_xor_sync(0xffffffffu, v1, 16));
@@ -274,8 +445,10 @@ cudaError_t launch_fused_conv_poolm(const PoolMPlan& plan, const TIn* x, const v
   if (plan.n < 1) return cudaSuccess;
   if (plan.ksteps > kPoolMMaxKSteps) return cudaErrorInvalidValue;
   PoolMPlan p = plan;
-  // Pair loads need each row to start on an even element and the tensor on a pair's boundary (8 bytes for float).
+  // Pair loads need each row to start on an even element and the tensor on a pair's boundary (8 bytes for float);
+  // bulk copies a 16-byte boundary (an unaligned input is staged by loads, in the same shared memory).
   if ((reinterpret_cast<uintptr_t>(x) & (2 * sizeof(TIn) - 1)) != 0) p.vec2 = 0;
+  if ((reinterpret_cast<uintptr_t>(x) & 15) != 0) p.bulk = 0;
   const uint4* w = static_cast<const uint4*>(packed_w);
   if (p.ksteps <= 4) return launch_poolm_ks<Cfg, Word, TIn, TOut, 4>(p, x, w, bias, y, stream);
   if (p.ksteps <= 8) return launch_poolm_ks<Cfg, Word, TIn, TOut, 8>(p, x, w, bias, y, stream);

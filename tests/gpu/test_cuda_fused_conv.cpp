@@ -380,6 +380,17 @@ TEST_CASE("cuda FusedConv: every pool-on-M configuration matches the CPU in fp16
           {{{2, 1, 17, 19}, 4, 5, 0, 0, 0}, false},    // no pool
       },
       {"poolm_w4_n5", "poolm_w8_n5", "poolm_w4_n5_r4"}, "poolm");
+  // Bulk staging (one copy per float32 image, the next in flight) takes images of whole 16-byte chunks.
+  check_forced_configs(
+      {
+          {{{1, 1, 86, 86}, 4, 7, 0, 2, 2}, true},     // conv1, batch 1
+          {{{1001, 1, 86, 86}, 4, 7, 0, 2, 2}, true},  // conv1, odd large batch (one image in flight per CTA)
+          {{{5, 2, 20, 21}, 4, 3, 0, 2, 2}, true},     // 3x3, odd width: staged rows padded (not flat)
+          {{{2, 4, 30, 30}, 4, 6, 0, 2, 2}, true},     // even kernel, 4 input channels
+          {{{3, 4, 23, 54}, 2, 6, 0, 2, 2}, true},     // flat, more staged rows than the image has
+          {{{3, 1, 33, 29}, 3, 5, 0, 2, 2}, false},    // 3828 bytes an image: not whole chunks
+      },
+      {"poolm_w4_n5_bulk", "poolm_w8_n5_bulk"}, "poolm_bulk");
 }
 
 // A NaN in the input reaches the pooled outputs over it (max and ReLU keep NaN, as the unfused ops do) and no other
@@ -391,7 +402,7 @@ TEST_CASE("cuda FusedConv keeps NaN through the pool and ReLU in every configura
   in[0].data_as<float>()[86 * 86 + 40 * 86 + 40] = NAN;  // image 1, row 40, column 40
   const Graph g = graph_of(c, in, "nan");
   for (const char* config : {"stk_w4_n4_px1024", "stk_w8_n5_px6400", "w8_m4_px1024", "w4_m2_px512", "w8_m4_px1024_rows",
-                             "w4_m2_px512_rows", "poolm_w4_n5", "poolm_w4_n5_r4"})
+                             "w4_m2_px512_rows", "poolm_w4_n5", "poolm_w4_n5_r4", "poolm_w4_n5_bulk"})
     for (Precision p : {Precision::bf16, Precision::fp32}) {
       if (p == Precision::fp32 && (config[0] == 's' || config[0] == 'p')) continue;  // Tensor Core kernels
       if (p != Precision::fp32 && std::string(config).find("_rows") != std::string::npos) continue;  // fp32 only

@@ -24,8 +24,20 @@
 //       10000 0.307 / 0.311 (the stacked kernel's 0.306 / 0.295), 1000 0.0360 / 0.0409 (0.0394 / 0.0372), batch 1
 //       in bands of 4 rows 0.0053 / 0.0052 (0.0097 / 0.0100). The engine's tuner takes it among the fused conv's
 //       candidates (poolm_w4_n5, poolm_w8_n5, poolm_w4_n5_r4) and keeps the winner per shape and batch.
-//   Next: the next tile's input by cp.async while this one computes (the stacked kernel's prefetch), which the
-//   whole-image tile's 15 KB of staged words leaves room for.
+//   Where P3's instructions went (ncu per line, 10000 float32 images, tools/results/h200/conv_profile/call_b):
+//   196 M warp instructions, 19,600 an image: staging about 30% (index arithmetic, bounds, the global loads),
+//   the B loads and MMAs about 35%, the float epilogue about 26%; 6.6 of 16 warps per scheduler active.
+//   P4. bulk staging (poolm_*_bulk): thread 0 copies the next image's raw bytes into shared memory by one
+//       cp.async.bulk while this one computes, then a pass converts them to operand words (flat plans: word i of
+//       a channel is raw pair i); float epilogue (call_c, built with -DIE_POOLM_PACKED_EPILOGUE=0): 10000 w4
+//       0.2658, w8 0.2611 (P3 0.3064 in the same call); 1000 w8 0.0348.
+//   P5. and the 16-bit epilogue on packed pairs (accumulators start at the bias, conv + bias rounded, then the
+//       pool's maxima and the ReLU by max.NaN.bf16x2; kept): 10000 w4 0.2493, w8 0.2464; 1000 w8 0.0332 (call_c);
+//       155 M warp instructions at 10000 (call_d). The engine's tuner picks poolm_w8_n5_bulk from 257 to 10000
+//       images; conv net bf16 at 10000 0.630 -> 0.568-0.570 ms (call_d).
+//   Next: B's two words of a k-step are rows 2i and 2i + 1 of the staged image; interleaving row pairs would make
+//   them one 64-bit load (the B loads are 21% of P5's instructions), and the n-tile and store bounds checks
+//   (about 12%) are uniform per pass.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -102,7 +114,13 @@ int check(const Case& cs, int n, bool with_nan, uint64_t seed) {
   std::string why;
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  if (!fc::make_poolm_plan(s, v, static_cast<int>(prop.sharedMemPerBlockOptin), &p, &why, Cfg::kRows)) {
+  const bool whole_chunks = static_cast<size_t>(s.c) * s.h * s.w * sizeof(TIn) % 16 == 0;
+  if (!fc::plan_poolm<Cfg, TIn>(s, v, static_cast<int>(prop.sharedMemPerBlockOptin), &p, &why)) {
+    if (Cfg::kBulk && !whole_chunks) {  // bulk staging copies whole 16-byte chunks: declining is right
+      printf("PASS  %-20s n=%-6d %s %s in: declined as it should: %s\n", cs.name, n, Cfg::kName,
+             lab::dt_name(dt_of<TIn>()), why.c_str());
+      return 0;
+    }
     printf("FAIL  %-20s n=%-6d %s: declined: %s\n", cs.name, n, Cfg::kName, why.c_str());
     return 1;
   }
@@ -180,9 +198,16 @@ int validate() {
   const int max_n = cap ? std::atoi(cap) : 1 << 30;
   int failures = 0;
   const Case odd[] = {
-      {"c1 33x29 k3 r5", 1, 33, 29, 3, 5},   {"c2 20x21 k4 r3", 2, 20, 21, 4, 3}, {"c3 17x40 k2 r7", 3, 17, 40, 2, 7},
-      {"c4 30x30 k4 r6", 4, 30, 30, 4, 6},   {"c1 9x8 k1 r7", 1, 9, 8, 1, 7},     {"c2 15x15 k4 r4", 2, 15, 15, 4, 4},
+      {"c1 33x29 k3 r5", 1, 33, 29, 3, 5},
+      {"c2 20x21 k4 r3", 2, 20, 21, 4, 3},
+      {"c3 17x40 k2 r7", 3, 17, 40, 2, 7},
+      {"c4 30x30 k4 r6", 4, 30, 30, 4, 6},
+      {"c1 9x8 k1 r7", 1, 9, 8, 1, 7},
+      {"c2 15x15 k4 r4", 2, 15, 15, 4, 4},
       {"c1 70x131 k4 r7", 1, 70, 131, 4, 7},
+      // Flat (staged rows are input rows) with fewer staged rows than the image has, and with more.
+      {"c4 25x54 k3 r7", 4, 25, 54, 3, 7},
+      {"c4 23x54 k2 r6", 4, 23, 54, 2, 6},
   };
   uint64_t seed = 1;
   for (const Case& cs : odd)
@@ -191,15 +216,33 @@ int validate() {
       failures += check_types<fc::PoolMW8N5>(cs, n, n == 7, seed += 10);
       failures += check_types<fc::PoolMW4N1>(cs, n, false, seed += 10);
       failures += check_types<fc::PoolMW4N5R4>(cs, n, n == 7, seed += 10);
+      if (cs.c * cs.h * cs.w % 8 == 0) {  // whole 16-byte chunks for every input type
+        failures += check_types<fc::PoolMW4N5Bulk>(cs, n, n == 7, seed += 10);
+        failures += check_types<fc::PoolMW8N5Bulk>(cs, n, false, seed += 10);
+      }
     }
   for (int n : {1, 7, 1000}) {
     if (n > max_n) continue;
     failures += check_types<fc::PoolMW4N5>(kConv1, n, n == 7, seed += 10);
     failures += check_types<fc::PoolMW8N5>(kConv1, n, false, seed += 10);
     failures += check_types<fc::PoolMW4N5R4>(kConv1, n, n == 1, seed += 10);
+    failures += check_types<fc::PoolMW4N5Bulk>(kConv1, n, n == 7, seed += 10);
+    failures += check_types<fc::PoolMW8N5Bulk>(kConv1, n, n == 1, seed += 10);
   }
-  if (10001 <= max_n)
+  if (10001 <= max_n) {
     failures += check<fc::PoolMW4N5, fc::WordBf16, float, __nv_bfloat16>(kConv1, 10001, true, seed += 10);
+    failures += check<fc::PoolMW4N5Bulk, fc::WordBf16, float, __nv_bfloat16>(kConv1, 10001, true, seed += 10);
+  }
+  // A bulk configuration on a shape whose image is not whole 16-byte chunks declines with the reason.
+  {
+    fc::PoolMPlan q;
+    std::string why;
+    if (fc::plan_poolm<fc::PoolMW4N5Bulk, float>(ConvPoolShape{1, 1, 33, 29, 3, 5, 0, 2, 2}, Variant::kMmaBf16,
+                                                 227 * 1024, &q, &why))
+      ++failures, printf("FAIL  bulk took a 33x29 float image\n");
+    else
+      printf("declines bulk 33x29 float: %s\n", why.c_str());
+  }
   // What the kernel declines, with the reason.
   std::string why;
   fc::PoolMPlan p;
@@ -249,7 +292,7 @@ void time_poolm(const std::string& filter, FILE* csv, int n, cudaStream_t stream
   ConvPoolShape s{n, kConv1.c, kConv1.h, kConv1.w, kConv1.k, kConv1.r, 0, 2, 2};
   fc::PoolMPlan p;
   std::string why;
-  if (!fc::make_poolm_plan(s, Variant::kMmaBf16, 227 * 1024, &p, &why, Cfg::kRows)) return;
+  if (!fc::plan_poolm<Cfg, TIn>(s, Variant::kMmaBf16, 227 * 1024, &p, &why)) return;
   std::vector<float> w(s.k * s.c * s.r * s.r, 0.05f), b(s.k, 0.1f);
   std::vector<uint4> packed(fc::poolm_weight_bytes(p) / 16);
   fc::poolm_pack_weights<fc::WordBf16>(p, w.data(), packed.data());
@@ -306,6 +349,10 @@ void time_all(const std::string& filter, FILE* csv) {
     time_poolm<fc::PoolMW4N1, __nv_bfloat16>(filter, csv, n, stream);
     time_poolm<fc::PoolMW4N5R4, float>(filter, csv, n, stream);
     time_poolm<fc::PoolMW4N5R4, __nv_bfloat16>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW4N5Bulk, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW4N5Bulk, __nv_bfloat16>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW8N5Bulk, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW8N5Bulk, __nv_bfloat16>(filter, csv, n, stream);
   }
   CUDA_CHECK(cudaStreamDestroy(stream));
 }
