@@ -220,7 +220,7 @@ void add_shared_rows_candidates(const fc::ConvPoolShape& s, fc::Variant v, const
 // The pool-on-M kernel (k <= 4 channels, 2x2 pools, unpadded, kernels up to 7x7: the pool window's positions on M;
 // fused_conv_poolm.cuh), after the stacked candidates in the heuristic's order. Lab, H200, conv1 (float32 in,
 // bf16 out, ms): batch 1 0.0053 (bands of 4 pooled rows) against the stacked kernel's 0.0098; with whole images
-// staged by bulk copy (the next one in flight) 1000 0.0332 against 0.0393, 10000 0.246 against 0.306
+// staged by bulk copy (the next one in flight) 1000 0.0307 against 0.0393, 10000 0.206 against 0.306
 // (tools/results/h200/conv_poolm/, conv_profile/).
 template <class Word, class TIn, class T>
 void add_poolm_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "layers/common/bulk_copy.cuh"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
@@ -153,39 +154,50 @@ struct PoolMW4N5 {
   static constexpr const char* kName = "poolm_w4_n5";
   static constexpr int kWarps = 4, kNT = 5, kRows = 0;
   static constexpr bool kBulk = false;
+  static constexpr int kMinBlocks = 1;
 };
 struct PoolMW8N5 {
   static constexpr const char* kName = "poolm_w8_n5";
   static constexpr int kWarps = 8, kNT = 5, kRows = 0;
   static constexpr bool kBulk = false;
+  static constexpr int kMinBlocks = 1;
 };
 struct PoolMW4N1 {  // one n-tile at a time (the first version)
   static constexpr const char* kName = "poolm_w4_n1";
   static constexpr int kWarps = 4, kNT = 1, kRows = 0;
   static constexpr bool kBulk = false;
+  static constexpr int kMinBlocks = 1;
 };
 struct PoolMW4N5R4 {  // bands of 4 pooled rows: one warp-row each, 10 tiles per conv1 image
   static constexpr const char* kName = "poolm_w4_n5_r4";
   static constexpr int kWarps = 4, kNT = 5, kRows = 4;
   static constexpr bool kBulk = false;
+  static constexpr int kMinBlocks = 1;
 };
 struct PoolMW4N5Bulk {  // whole images staged by bulk copy, the next one in flight while this one computes
   static constexpr const char* kName = "poolm_w4_n5_bulk";
   static constexpr int kWarps = 4, kNT = 5, kRows = 0;
   static constexpr bool kBulk = true;
+  static constexpr int kMinBlocks = 1;
 };
-struct PoolMW8N5Bulk {
+struct PoolMW8N5Bulk {  // registers capped for 3 CTAs per SM (80 instead of 93: 0.233 -> 0.206 ms at 10000)
   static constexpr const char* kName = "poolm_w8_n5_bulk";
   static constexpr int kWarps = 8, kNT = 5, kRows = 0;
   static constexpr bool kBulk = true;
+  static constexpr int kMinBlocks = 3;
 };
 
 #ifdef __CUDACC__
 
+// The staged image's layout: rows in pairs (2i, 2i + 1), each pair's words interleaved, so that a lane's two B
+// registers of a k-step (the same word of two consecutive patch rows) are one 64-bit load. Word xw of staged row
+// r (rows counted over all channels; a channel has an even number) is at:
+__device__ __forceinline__ int staged_word(int r, int xw, int wpr) { return (r & ~1) * wpr + 2 * xw + (r & 1); }
+
 // Input rows y0 .. y0 + rows - 1 of every channel of one image (x) into shared memory as operand words (two
-// elements of T per word), zero past the image. Staged word i is s_img[i]; every thread loads kStageUnroll words'
-// inputs before it stores any, so that many loads are in flight (one at a time, the staging's latency was most of
-// the kernel's time: lab, tools/results/h200/conv_poolm/).
+// elements of T per word), zero past the image, at staged_word. Every thread loads kStageUnroll words' inputs
+// before it stores any, so that many loads are in flight (one at a time, the staging's latency was most of the
+// kernel's time: lab, tools/results/h200/conv_poolm/).
 constexpr int kStageUnroll = 8;
 template <class Word, class TIn>
 __device__ __forceinline__ void poolm_stage(const PoolMPlan& p, const TIn* __restrict__ x, int y0, uint32_t* s_img,
@@ -224,59 +236,61 @@ __device__ __forceinline__ void poolm_stage(const PoolMPlan& p, const TIn* __res
     for (int u = 0; u < kStageUnroll; ++u) {
       const int i = base + u * nthreads;
       if (i >= total) break;
-      s_img[i] = kCopy && p.vec2 ? bits[u] : Word::pack(f[u]);
+      const int row = p.div_wpr.div(i);
+      s_img[staged_word(row, i - row * wpr, wpr)] = kCopy && p.vec2 ? bits[u] : Word::pack(f[u]);
     }
   }
 }
 
 // Bulk staging's second half: the raw image in shared memory (every input channel, [c][h][w] TIn) to operand
-// words as poolm_stage lays them out. Flat plans (pitch == w) map word i of a channel to raw pair i, zero past the
-// image's rows; others take poolm_stage's index arithmetic.
+// words as poolm_stage lays them out, a pair of staged rows' word per thread and step (one 64-bit store). Flat
+// plans (pitch == w) map word i of a channel to raw pair i, zero past the image's rows; others take poolm_stage's
+// index arithmetic.
 template <class Word, class TIn>
 __device__ __forceinline__ void poolm_convert(const PoolMPlan& p, const TIn* raw, uint32_t* s_img, int tid,
                                               int nthreads) {
   constexpr bool kCopy = sizeof(TIn) == 2 && std::is_same_v<Word, Word16<TIn>>;
-  constexpr int kUnroll = 4;
+  constexpr int kUnroll = 2;
+  const int wpr = p.pitch / 2, items = p.img_words / 2, hw2 = p.h * p.w / 2;
   auto pack = [](TIn a, TIn b) {
     float f[2] = {to_float(a), to_float(b)};
     return Word::pack(f);
   };
-  if (p.flat) {
-    const int hw2 = p.h * p.w / 2;
-    for (int base = tid; base < p.img_words; base += kUnroll * nthreads) {
-      uint32_t out[kUnroll];
-      FUSED_CONV_UNROLL
-      for (int u = 0; u < kUnroll; ++u) {
-        const int i = base + u * nthreads, ci = p.div_plane.div(i), rem = i - ci * p.plane_words;
-        out[u] = 0u;
-        if (i >= p.img_words || rem >= hw2) continue;
-        const int q = ci * hw2 + rem;  // the raw pair
-        if constexpr (kCopy) {
-          out[u] = reinterpret_cast<const uint32_t*>(raw)[q];
-        } else if constexpr (sizeof(TIn) == 4) {
-          const float2 v = reinterpret_cast<const float2*>(raw)[q];
-          float f[2] = {v.x, v.y};
-          out[u] = Word::pack(f);
-        } else {
-          out[u] = pack(raw[2 * q], raw[2 * q + 1]);
-        }
+  auto raw_pair = [&](int q) {  // flat: raw element pair q as an operand word
+    if constexpr (kCopy) {
+      return reinterpret_cast<const uint32_t*>(raw)[q];
+    } else if constexpr (sizeof(TIn) == 4) {
+      const float2 v = reinterpret_cast<const float2*>(raw)[q];
+      float f[2] = {v.x, v.y};
+      return Word::pack(f);
+    } else {
+      return pack(raw[2 * q], raw[2 * q + 1]);
+    }
+  };
+  auto raw_word = [&](int r, int xw) {  // any plan: staged row r (over all channels), word xw
+    const int ci = p.div_rows.div(r), yy = r - ci * p.rows, x0 = 2 * xw;
+    if (yy >= p.h || x0 >= p.w) return 0u;
+    const TIn* src = raw + (ci * p.h + yy) * p.w + x0;
+    return pack(src[0], x0 + 1 < p.w ? src[1] : from_float<TIn>(0.f));
+  };
+  for (int base = tid; base < items; base += kUnroll * nthreads) {
+    uint2 out[kUnroll];
+    FUSED_CONV_UNROLL
+    for (int u = 0; u < kUnroll; ++u) {
+      const int item = base + u * nthreads, pr = p.div_wpr.div(item), xw = item - pr * wpr;
+      out[u] = make_uint2(0u, 0u);
+      if (item >= items) continue;
+      if (p.flat) {
+        const int i0 = 2 * pr * wpr + xw, ci = p.div_plane.div(i0), rem = i0 - ci * p.plane_words;
+        if (rem < hw2) out[u].x = raw_pair(ci * hw2 + rem);
+        if (rem + wpr < hw2) out[u].y = raw_pair(ci * hw2 + rem + wpr);
+      } else {
+        out[u] = make_uint2(raw_word(2 * pr, xw), raw_word(2 * pr + 1, xw));
       }
-      FUSED_CONV_UNROLL
-      for (int u = 0; u < kUnroll; ++u)
-        if (base + u * nthreads < p.img_words) s_img[base + u * nthreads] = out[u];
     }
-    return;
-  }
-  const int wpr = p.pitch / 2;
-  for (int i = tid; i < p.img_words; i += nthreads) {
-    const int row = p.div_wpr.div(i), xw = i - row * wpr, ci = p.div_rows.div(row);
-    const int yy = row - ci * p.rows, x0 = 2 * xw;
-    uint32_t word = 0u;
-    if (yy < p.h && x0 < p.w) {
-      const TIn* src = raw + (ci * p.h + yy) * p.w + x0;
-      word = pack(src[0], x0 + 1 < p.w ? src[1] : from_float<TIn>(0.f));
-    }
-    s_img[i] = word;
+    FUSED_CONV_UNROLL
+    for (int u = 0; u < kUnroll; ++u)
+      if (base + u * nthreads < items) reinterpret_cast<uint2*>(s_img)[base + u * nthreads] = out[u];
   }
 }
 
@@ -332,7 +346,7 @@ __device__ __forceinline__ void poolm_store_bits(TOut* row, int px, int pw, uint
 }
 
 template <class Cfg, class Word, class TIn, class TOut, int KS>
-__global__ void __launch_bounds__(Cfg::kWarps * 32)
+__global__ void __launch_bounds__(Cfg::kWarps * 32, Cfg::kMinBlocks)
     fused_conv_poolm_kernel(const PoolMPlan p, const TIn* __restrict__ x, const uint4* __restrict__ wpk,
                             const float* __restrict__ bias, TOut* __restrict__ y) {
   constexpr int NT = Cfg::kNT;
@@ -388,9 +402,14 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32)
     }
     TOut* yt = y + ((static_cast<size_t>(img) * p.k + ch) * p.ph + py0) * p.pw;
     for (int ly = warp; ly < rows; ly += Cfg::kWarps) {
-      const uint32_t* row = s_img + 2 * ly * wpr + g + t;  // word (px0 + g) + t of staged row 2 ly
-      // NT n-tiles at once: independent accumulators keep NT MMAs in flight behind each k-step's loads.
-      for (int nt0 = 0; nt0 < p.ntiles; nt0 += NT) {
+      // Word (px0 + g) + t of staged rows 2 ly and 2 ly + 1, in staged_word's layout.
+      const uint32_t* row = s_img + 2 * ly * wpr + 2 * (g + t);
+      TOut* yrow = yt + ly * p.pw;
+      // NT n-tiles at once: independent accumulators keep NT MMAs in flight behind each k-step's loads. A pass
+      // whose n-tiles all hold pooled pixels and whose pairs all land whole (the warp's uniform case) runs without
+      // per-tile bounds.
+      auto pass = [&](int nt0, auto whole_tag) {
+        constexpr bool kWhole = decltype(whole_tag)::value;
         float acc[NT][4];
         const float init = kPacked ? b : 0.f;
         FUSED_CONV_UNROLL
@@ -398,33 +417,43 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32)
         FUSED_CONV_UNROLL
         for (int ks = 0; ks < KS; ++ks) {
           if (ks >= p.ksteps) break;
-          uint32_t b0[NT], b1[NT];
-          const uint32_t* base = row + nt0 * 8 + koff[ks];  // then constant offsets per n-tile
-          FUSED_CONV_UNROLL
-          for (int j = 0; j < NT; ++j) {
-            const bool on = nt0 + j < p.ntiles;  // the same for the whole warp
-            b0[j] = on ? base[j * 8] : 0u, b1[j] = on ? base[j * 8 + wpr] : 0u;
-          }
+          uint2 bw[NT];
+          const uint32_t* base = row + 16 * nt0 + koff[ks];  // then constant offsets per n-tile
           FUSED_CONV_UNROLL
           for (int j = 0; j < NT; ++j)
-            if (nt0 + j < p.ntiles) Word::mma(acc[j], a[ks], make_uint2(b0[j], b1[j]));
+            bw[j] = kWhole || nt0 + j < p.ntiles ? *reinterpret_cast<const uint2*>(base + 16 * j) : make_uint2(0u, 0u);
+          FUSED_CONV_UNROLL
+          for (int j = 0; j < NT; ++j)
+            if (kWhole || nt0 + j < p.ntiles) Word::mma(acc[j], a[ks], bw[j]);
         }
         FUSED_CONV_UNROLL
         for (int j = 0; j < NT; ++j) {
-          if (nt0 + j >= p.ntiles) break;
+          if (!kWhole && nt0 + j >= p.ntiles) break;
+          const int px = (nt0 + j) * 8 + 2 * t;
           if constexpr (kPacked) {
             uint32_t m = max_nan_pair<TOut>(dev::pack_pair<TOut>(acc[j][0], acc[j][1]),
                                             dev::pack_pair<TOut>(acc[j][2], acc[j][3]));
             m = max_nan_pair<TOut>(m, __shfl_xor_sync(0xffffffffu, m, 16));
             m = max_nan_pair<TOut>(m, 0u);  // ReLU
-            if (writer) poolm_store_bits(yt + ly * p.pw, (nt0 + j) * 8 + 2 * t, p.pw, m);
-            continue;
+            if (writer) {
+              if (kWhole)
+                *reinterpret_cast<uint32_t*>(yrow + px) = m;
+              else
+                poolm_store_bits(yrow, px, p.pw, m);
+            }
+          } else {
+            float v0 = nan_max(acc[j][0], acc[j][2]), v1 = nan_max(acc[j][1], acc[j][3]);  // dy: rows g and g + 8
+            v0 = nan_max(v0, __shfl_xor_sync(0xffffffffu, v0, 16));                        // dx: lane bit 4
+            v1 = nan_max(v1, __shfl_xor_sync(0xffffffffu, v1, 16));
+            if (writer) poolm_store(yrow, px, p.pw, v0, v1, b);
           }
-          float v0 = nan_max(acc[j][0], acc[j][2]), v1 = nan_max(acc[j][1], acc[j][3]);  // dy: rows g and g + 8
-          v0 = nan_max(v0, __shfl_xor_sync(0xffffffffu, v0, 16));                        // dx: lane bit 4
-          v1 = nan_max(v1, __shfl_xor_sync(0xffffffffu, v1, 16));
-          if (writer) poolm_store(yt + ly * p.pw, (nt0 + j) * 8 + 2 * t, p.pw, v0, v1, b);
         }
+      };
+      for (int nt0 = 0; nt0 < p.ntiles; nt0 += NT) {
+        if ((nt0 + NT) * 8 <= p.pw && (p.pw & 1) == 0)
+          pass(nt0, std::true_type{});
+        else
+          pass(nt0, std::false_type{});
       }
     }
   }

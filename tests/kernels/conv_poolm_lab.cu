@@ -35,9 +35,12 @@
 //       pool's maxima and the ReLU by max.NaN.bf16x2; kept): 10000 w4 0.2493, w8 0.2464; 1000 w8 0.0332 (call_c);
 //       155 M warp instructions at 10000 (call_d). The engine's tuner picks poolm_w8_n5_bulk from 257 to 10000
 //       images; conv net bf16 at 10000 0.630 -> 0.568-0.570 ms (call_d).
-//   Next: B's two words of a k-step are rows 2i and 2i + 1 of the staged image; interleaving row pairs would make
-//   them one 64-bit load (the B loads are 21% of P5's instructions), and the n-tile and store bounds checks
-//   (about 12%) are uniform per pass.
+//   P6. row pairs interleaved in shared memory (a lane's two B words of a k-step, rows 2i and 2i + 1, are one
+//       64-bit load; the B loads were 21% of P5's instructions) and passes whose n-tiles and stores are all in
+//       bounds without per-tile checks (call_e, against P5 in the same call): 10000 w4 bulk 0.2483 -> 0.2119,
+//       w8 bulk 0.2435 -> 0.2329, and with w8's registers capped for 3 CTAs per SM (__launch_bounds__ minimum
+//       3: 80 registers instead of 93, kept) 0.2056; 1000 w8 bulk 0.0334 -> 0.0307; batch 1 w8 0.0129 -> 0.0095,
+//       r4 0.0056 -> 0.0052. 120 M warp instructions at 10000 (w8).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
