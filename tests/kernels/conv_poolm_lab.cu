@@ -41,6 +41,11 @@
 //       w8 bulk 0.2435 -> 0.2329, and with w8's registers capped for 3 CTAs per SM (__launch_bounds__ minimum
 //       3: 80 registers instead of 93, kept) 0.2056; 1000 w8 bulk 0.0334 -> 0.0307; batch 1 w8 0.0129 -> 0.0095,
 //       r4 0.0056 -> 0.0052. 120 M warp instructions at 10000 (w8).
+//   Next (P6's per-line counts, call_e/lines_bulk_w8.txt): the conversion pass is now about a fifth of the
+//   instructions (two FastDivs, bounds and two 8-byte loads per 64-bit store; for one input channel the plane
+//   division is not needed), the MMAs 13% and the B loads 10%. Beyond this kernel, conv1 + conv2 in one kernel
+//   (the pooled 4x40x40 map written straight into conv2's staged layout in shared memory) removes conv2's staging
+//   and prefetch, about half of its instructions by the fused conv lab's profile.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
