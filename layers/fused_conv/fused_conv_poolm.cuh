@@ -294,32 +294,16 @@ __device__ __forceinline__ void poolm_convert(const PoolMPlan& p, const TIn* raw
   }
 }
 
-// Writes the pair of pooled outputs (px, px + 1) of one row, bias and ReLU after the max (as every fused kernel).
+// Float outputs: the pooled pair (px, px + 1) of one row, bias and ReLU after the max (as every fused kernel).
 template <class TOut>
 __device__ __forceinline__ void poolm_store(TOut* row, int px, int pw, float v0, float v1, float bias) {
-  const float o0 = nan_relu(v0 + bias), o1 = nan_relu(v1 + bias);
-  if (px + 1 < pw) {
-    if constexpr (sizeof(TOut) == 2) {
-      if ((pw & 1) == 0) {  // px even: an aligned pair
-        const uint32_t bits = static_cast<uint32_t>(bits16(from_float<TOut>(o0))) |
-                              static_cast<uint32_t>(bits16(from_float<TOut>(o1))) << 16;
-        *reinterpret_cast<uint32_t*>(row + px) = bits;
-        return;
-      }
-    }
-    row[px] = from_float<TOut>(o0);
-    row[px + 1] = from_float<TOut>(o1);
-  } else if (px < pw) {
-    row[px] = from_float<TOut>(o0);
-  }
+  if (px < pw) row[px] = from_float<TOut>(nan_relu(v0 + bias));
+  if (px + 1 < pw) row[px + 1] = from_float<TOut>(nan_relu(v1 + bias));
 }
 
-// The 16-bit output's epilogue on packed pairs: the accumulators start at the bias, so conv + bias is rounded to
-// TOut first and the pool's maxima and the ReLU run on element pairs (max.NaN keeps a NaN; rounding is monotonic,
-// so the max of rounded values is the rounded max). IE_POOLM_PACKED_EPILOGUE=0 keeps the float epilogue (lab A/B).
-#ifndef IE_POOLM_PACKED_EPILOGUE
-#define IE_POOLM_PACKED_EPILOGUE 1
-#endif
+// 16-bit outputs run the epilogue on packed pairs: the accumulators start at the bias, so conv + bias is rounded
+// to TOut first and the pool's maxima and the ReLU run on element pairs (max.NaN keeps a NaN; rounding is
+// monotonic, so the max of rounded values is the rounded max).
 template <class T>
 __device__ __forceinline__ uint32_t max_nan_pair(uint32_t a, uint32_t b) {
   uint32_t d;
@@ -363,7 +347,7 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, Cfg::kMinBlocks)
   }
   const int ch = g & 3;
   const bool writer = (g & 4) == 0 && ch < p.k;  // after the dx shuffle, lanes g and g ^ 4 hold the same maxima
-  constexpr bool kPacked = IE_POOLM_PACKED_EPILOGUE && sizeof(TOut) == 2;
+  constexpr bool kPacked = sizeof(TOut) == 2;
   // The packed epilogue starts the accumulators at the bias (every lane of the channel needs it).
   const float b = (kPacked ? ch < p.k : writer) && bias ? bias[ch] : 0.f;
   const int wpr = p.pitch / 2;

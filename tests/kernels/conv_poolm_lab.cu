@@ -29,8 +29,8 @@
 //   the B loads and MMAs about 35%, the float epilogue about 26%; 6.6 of 16 warps per scheduler active.
 //   P4. bulk staging (poolm_*_bulk): thread 0 copies the next image's raw bytes into shared memory by one
 //       cp.async.bulk while this one computes, then a pass converts them to operand words (flat plans: word i of
-//       a channel is raw pair i); float epilogue (call_c, built with -DIE_POOLM_PACKED_EPILOGUE=0): 10000 w4
-//       0.2658, w8 0.2611 (P3 0.3064 in the same call); 1000 w8 0.0348.
+//       a channel is raw pair i); float epilogue (call_c, a build with the float epilogue for 16-bit outputs,
+//       since removed): 10000 w4 0.2658, w8 0.2611 (P3 0.3064 in the same call); 1000 w8 0.0348.
 //   P5. and the 16-bit epilogue on packed pairs (accumulators start at the bias, conv + bias rounded, then the
 //       pool's maxima and the ReLU by max.NaN.bf16x2; kept): 10000 w4 0.2493, w8 0.2464; 1000 w8 0.0332 (call_c);
 //       155 M warp instructions at 10000 (call_d). The engine's tuner picks poolm_w8_n5_bulk from 257 to 10000
