@@ -291,34 +291,46 @@ Tensor Pipeline::allocate_host_tensor(DType dtype, std::vector<int64_t> shape) {
   return m_impl->lanes[0]->session.allocate_host_tensor(dtype, std::move(shape));
 }
 
-void Pipeline::prepare(const std::vector<TensorMap>& examples, size_t batches) {
+PrepareStats Pipeline::prepare(const std::vector<TensorMap>& examples, size_t batches) {
   // Plans every example shape in a session; on a device, runs each twice (algorithm search, then the CUDA graph's
-  // recording) and returns the second runs' seconds: what one batch costs once set up.
+  // recording). The second runs' seconds are what one batch costs once set up.
   auto prepare_lane = [&examples](Lane& lane) {
-    double run_s = 0;
+    PrepareStats t;
     for (auto& inputs : examples) {
+      auto start = Clock::now();
       lane.session.impl()->plan_for(inputs);
+      t.plan_s += seconds_since(start);
       if (lane.backend().asynchronous()) {
+        start = Clock::now();
         lane.session.run_ordered(inputs);
-        const auto start = Clock::now();
+        t.first_run_s += seconds_since(start);
+        start = Clock::now();
         lane.session.run_ordered(inputs);
-        run_s += seconds_since(start);
+        t.warm_run_s += seconds_since(start);
       }
+      start = Clock::now();
       lane.reserve_staging(inputs);
+      t.staging_s += seconds_since(start);
     }
-    return run_s;
+    return t;
+  };
+  auto slowest = [](PrepareStats& a, const PrepareStats& b) {
+    a.plan_s = std::max(a.plan_s, b.plan_s);
+    a.first_run_s = std::max(a.first_run_s, b.first_run_s);
+    a.warm_run_s = std::max(a.warm_run_s, b.warm_run_s);
+    a.staging_s = std::max(a.staging_s, b.staging_s);
   };
   auto& lanes = m_impl->lanes;
   // Sessions are independent (own stream, handles, arena): they plan and warm up at once, each on a thread.
-  // Returns the largest per-batch run time among lanes [begin, end).
+  // Returns the slowest phases among lanes [begin, end).
   auto prepare_lanes = [&](size_t begin, size_t end) {
-    double run_s = 0;
+    PrepareStats stats;
     if (end - begin == 1 || !lanes[0]->backend().asynchronous()) {
-      for (size_t i = begin; i < end; ++i) run_s = std::max(run_s, prepare_lane(*lanes[i]));
-      return run_s;
+      for (size_t i = begin; i < end; ++i) slowest(stats, prepare_lane(*lanes[i]));
+      return stats;
     }
     std::vector<std::exception_ptr> errors(end - begin);
-    std::vector<double> times(end - begin, 0.0);
+    std::vector<PrepareStats> times(end - begin);
     std::vector<std::thread> threads;
     for (size_t i = begin; i < end; ++i)
       threads.emplace_back([&, i] {
@@ -331,27 +343,31 @@ void Pipeline::prepare(const std::vector<TensorMap>& examples, size_t batches) {
     for (auto& t : threads) t.join();
     for (auto& e : errors)
       if (e) std::rethrow_exception(e);
-    for (double t : times) run_s = std::max(run_s, t);
-    return run_s;
+    for (auto& t : times) slowest(stats, t);
+    return stats;
   };
+  const auto start = Clock::now();
   const size_t devices = m_impl->devices;
   if (batches == 0 || lanes.size() <= devices) {
-    prepare_lanes(0, lanes.size());
-    return;
+    PrepareStats stats = prepare_lanes(0, lanes.size());
+    stats.total_s = seconds_since(start);
+    return stats;
   }
   // A second session on a device can at most hide one batch's run under another's, so it pays back no more than
   // the run time of the batches it would overlap: when that is less than what preparing a session took, the extra
   // sessions are dropped (the README's main job: 10 batches, about 2 ms of run in all; a second session's setup cost
   // it 40-60 ms on an H200).
-  const auto start = Clock::now();
-  const double run_s = prepare_lanes(0, devices);
+  PrepareStats stats = prepare_lanes(0, devices);
   const double prepare_s = seconds_since(start);
   const double batches_per_device = static_cast<double>((batches + devices - 1) / devices);
-  if (batches_per_device * run_s < prepare_s) {
+  if (batches_per_device * stats.warm_run_s < prepare_s) {
     lanes.resize(devices);
-    return;
+    stats.total_s = seconds_since(start);
+    return stats;
   }
-  prepare_lanes(devices, lanes.size());
+  slowest(stats, prepare_lanes(devices, lanes.size()));
+  stats.total_s = seconds_since(start);
+  return stats;
 }
 
 PipelineStats Pipeline::run(const BatchReader& read, const BatchSink& done, const BatchDestination& destination) {

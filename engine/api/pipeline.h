@@ -39,6 +39,15 @@ struct PipelineStats {
   double reader_wait_s = 0;  // time the device side waited for the reader (reading is the bottleneck if large)
 };
 
+/// Pipeline::prepare's time by phase (seconds; the slowest session's where sessions prepare at once).
+struct PrepareStats {
+  double plan_s = 0;       // planning every example shape (fusion, kernel choice, weight packing and upload)
+  double first_run_s = 0;  // the first runs: kernel module loading, algorithm search and tuning, first-use costs
+  double warm_run_s = 0;   // the second runs (CUDA graph recording where the backend replays graphs)
+  double staging_s = 0;    // page-locked staging for the batches' inputs and outputs
+  double total_s = 0;      // all of prepare(), sessions dropped as not paying back included
+};
+
 /// Fills the inputs of batch `index` (0, 1, ...); returns false when there are no more. Runs on the reader thread.
 using BatchReader = std::function<bool(size_t index, TensorMap& inputs)>;
 /// Receives batch `index`'s outputs (graph output order) on the thread that called run(), in batch order.
@@ -64,7 +73,8 @@ class Pipeline {
   /// they come. `batches`, when known (> 0): the run's batch count; sessions beyond one per device are then kept
   /// only if the batches' run time could repay their preparation (a short run does not need them; sessions()
   /// says how many remain).
-  void prepare(const std::vector<TensorMap>& examples, size_t batches = 0);
+  /// Returns where the preparation's time went.
+  PrepareStats prepare(const std::vector<TensorMap>& examples, size_t batches = 0);
   /// A zero-filled host tensor in the memory the backend copies fastest (page-locked on GPU backends).
   Tensor allocate_host_tensor(DType dtype, std::vector<int64_t> shape);
   /// Sessions that hold batches in flight: depth per device on GPU backends, one per device on the CPU.

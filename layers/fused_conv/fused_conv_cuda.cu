@@ -26,6 +26,7 @@
 #include "layers/common/float_device.cuh"
 #include "layers/fused_conv/fused_conv_cuda.cuh"
 #include "layers/fused_conv/fused_conv_poolm.cuh"
+#include "layers/fused_conv/fused_conv_select.h"
 #include "layers/fused_conv/fused_conv_setup.h"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
 
@@ -33,6 +34,8 @@ namespace ie {
 namespace {
 
 namespace fc = ie::fused_conv;
+using fused_conv_select::Candidate;
+using fused_conv_select::RunFn;
 
 constexpr int kMinTf32K = 64;  // products per output below which tf32 mode runs the FFMA variant
 
@@ -109,13 +112,6 @@ LaunchFn launcher_for(DType t, bool float_in) {
   return launch<Cfg, float, float>;
 }
 
-// One tile configuration of one kernel family, bound to its shape, packed weights and bias.
-using RunFn = std::function<cudaError_t(const void* x, void* y, cudaStream_t stream)>;
-struct Candidate {
-  std::string name;
-  RunFn run;
-};
-
 class FusedConvKernel : public Kernel {
  public:
   FusedConvKernel(RunFn run, std::string label) : m_run(std::move(run)), m_label(std::move(label)) {}
@@ -129,117 +125,6 @@ class FusedConvKernel : public Kernel {
   RunFn m_run;
   std::string m_label;
 };
-
-// Calls f(Word{}, TIn{}, T{}) with the operand word, input and storage types of Tensor Core variant v (TIn float
-// when float_in: the graph's float32 input read by a 16-bit node); tf32 only when kTf32 (the families that run it).
-template <bool kTf32, class F>
-void with_mma_types(fc::Variant v, bool float_in, F&& f) {
-  if (v == fc::Variant::kMmaBf16) {
-    if (float_in)
-      f(fc::WordBf16{}, float{}, __nv_bfloat16{});
-    else
-      f(fc::WordBf16{}, __nv_bfloat16{}, __nv_bfloat16{});
-  } else if (v == fc::Variant::kMmaF16) {
-    if (float_in)
-      f(fc::WordF16{}, float{}, __half{});
-    else
-      f(fc::WordF16{}, __half{}, __half{});
-  } else if constexpr (kTf32) {
-    f(fc::WordTf32{}, float{}, float{});
-  }
-}
-
-// The stacked kernel's configurations for a shape, in the heuristic's order: fewest padded n-tiles first (conv1's
-// 80 columns: 5 per unit; conv2's 32: 4), then wider units.
-template <class Word, class TIn, class T>
-void add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,
-                            int smem_limit, std::vector<Candidate>* out) {
-  struct Option {
-    Candidate c;
-    int waste, nw;
-  };
-  std::vector<Option> options;
-  // A configuration's kernel, on its own tile size or on `target_pixels` conv outputs per tile (named `name`).
-  auto add = [&](auto cfg, const char* name = nullptr, int target_pixels = 0) {
-    using Cfg = decltype(cfg);
-    fc::StackedPlan plan;
-    if (!fc::make_stacked_plan(s, v, Cfg::kNW, target_pixels ? target_pixels : Cfg::kTargetPixels, smem_limit, &plan,
-                               nullptr, sizeof(TIn)))
-      return;
-    RunFn run = [plan, packed, bias](const void* x, void* y, cudaStream_t stream) {
-      return fc::launch_fused_conv_stacked<Cfg, Word, TIn, T>(plan, static_cast<const TIn*>(x), packed, bias,
-                                                              static_cast<T*>(y), stream);
-    };
-    const int ntiles = (plan.cwk + 7) / 8;
-    options.push_back({{name ? name : Cfg::kName, std::move(run)}, plan.groups * plan.nw - ntiles, plan.nw});
-  };
-  add(fc::StackedW4N5{});  // conv1 (lab, batch 10000): 0.33 ms
-  add(fc::StackedW5N5{});
-  add(fc::StackedW4N4{});  // conv2: 0.38 ms
-  add(fc::StackedW8N5{});
-  add(fc::StackedW8N4{});
-  add(fc::StackedW4N4Small{});  // batch 1: conv2 0.012 ms
-  add(fc::StackedW4N2{});       // batch 1: conv1 0.008 ms
-  add(fc::StackedW8N2{});
-  // Latency tiles for small batches: the same kernels on bands of 2-4 pooled rows of conv1's size, so that one
-  // image spreads over 10-20 CTAs instead of 2 (a CTA's time is a chain of dependent MMAs over its units). H200,
-  // bf16, tuning records (one launch between events): conv1 at batch 1 11.7 -> 9.1 us, at 16 12.0 -> 9.3 us.
-  add(fc::StackedW4N5{}, "stk_w4_n5_px640", 640);
-  add(fc::StackedW4N5{}, "stk_w4_n5_px320", 320);
-  std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) {
-    return a.waste != b.waste ? a.waste < b.waste : a.nw > b.nw;
-  });
-  for (Option& o : options) out->push_back(std::move(o.c));
-}
-
-// The stacked kernel's shared-rows plans (9..16 channels, 5x5 or 7x7, 2x2 or 4x4 pools; their own weight layout):
-// a pool window's conv rows share their B loads (lab, H200, batch 10000, bf16, conv2: 0.288 ms against 0.338;
-// batch 1: 0.0092 against 0.0117). Ahead of the stacked candidates in the heuristic's order.
-template <class Word, class TIn, class T>
-void add_shared_rows_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,
-                                int smem_limit, std::vector<Candidate>* out) {
-  auto add = [&](auto cfg, const char* name, int target_pixels = 0) {
-    using Cfg = decltype(cfg);
-    fc::StackedPlan plan;
-    if (!fc::make_stacked_plan(s, v, Cfg::kNW, target_pixels ? target_pixels : Cfg::kTargetPixels, smem_limit, &plan,
-                               nullptr, sizeof(TIn), true))
-      return;
-    out->push_back({name, [plan, packed, bias](const void* x, void* y, cudaStream_t stream) {
-                      return fc::launch_fused_conv_shared_rows<Cfg, Word, TIn, T>(
-                          plan, static_cast<const TIn*>(x), packed, bias, static_cast<T*>(y), stream);
-                    }});
-  };
-  add(fc::StackedW4N4{}, "shr_w4_n4_px1024");
-  add(fc::StackedW4N4Small{}, "shr_w4_n4_px512");
-  // Latency tiles (small batches): one or two pooled rows of conv2's size per CTA, a unit per warp at most. They
-  // gain little (H200, batch 16: 11.5-12.7 us against 11.8-13.2 for px512): conv2's time is its units' MMA chain.
-  add(fc::StackedW4N4Small{}, "shr_w4_n4_px256", 256);
-  add(fc::StackedW4N4Small{}, "shr_w4_n4_px128", 128);
-}
-
-// The pool-on-M kernel (k <= 4 channels, 2x2 pools, unpadded, kernels up to 7x7: the pool window's positions on M;
-// fused_conv_poolm.cuh), after the stacked candidates in the heuristic's order. Lab, H200, conv1 (float32 in,
-// bf16 out, ms): batch 1 0.0053 (bands of 4 pooled rows) against the stacked kernel's 0.0098; with whole images
-// staged by bulk copy (the next one in flight) 1000 0.0307 against 0.0393, 10000 0.206 against 0.306
-// (tools/results/h200/conv_poolm/, conv_profile/).
-template <class Word, class TIn, class T>
-void add_poolm_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,
-                          int smem_limit, std::vector<Candidate>* out) {
-  auto add = [&](auto cfg) {
-    using Cfg = decltype(cfg);
-    fc::PoolMPlan plan;
-    if (!fc::plan_poolm<Cfg, TIn>(s, v, smem_limit, &plan, nullptr)) return;
-    out->push_back({Cfg::kName, [plan, packed, bias](const void* x, void* y, cudaStream_t stream) {
-                      return fc::launch_fused_conv_poolm<Cfg, Word, TIn, T>(plan, static_cast<const TIn*>(x), packed,
-                                                                            bias, static_cast<T*>(y), stream);
-                    }});
-  };
-  add(fc::PoolMW4N5{});
-  add(fc::PoolMW8N5{});
-  add(fc::PoolMW4N5R4{});
-  add(fc::PoolMW4N5Bulk{});
-  add(fc::PoolMW8N5Bulk{});
-}
 
 // Values in [0, 1) (never zeros: they run faster) from a hash of the index, made on the device: a host loop over
 // the input per candidate (74 M values for conv1 at batch 10000) made a new batch size's first plan take 13 s.
@@ -270,8 +155,50 @@ struct TimingBuffers {
   }
 };
 
-// Median milliseconds of `c` on `stream` over the input x (output y).
-double time_config(const Candidate& c, const void* x, void* y, cudaStream_t stream) {
+// The tile configuration: IE_TUNE=off takes the heuristic's first; otherwise the device's tuning cache answers, or
+// every candidate is timed once (search: always) and the winner stored.
+const Candidate& choose_config(const KernelInit& init, const fc::ConvPoolShape& s, fc::Variant v, DType in_type,
+                               DType storage, const std::vector<Candidate>& candidates) {
+  if (candidates.size() == 1 || tune_mode() == TuneMode::Off || !init.backend) return candidates.front();
+  std::lock_guard<std::mutex> lock(fused_conv_select::timing_mutex());
+  TuningCache& cache = tuning_cache_for(cuda::tuning_device_key(cuda::state_of(init.backend_state)));
+  const std::string kernel = concat("fused_conv_", static_cast<int>(v));
+  const std::string shape =
+      concat(s.n, ",", s.c, ",", s.h, ",", s.w, "/", s.k, ",", s.r, "/", s.pad, "/", s.pool_window, ",", s.pool_stride,
+             "/", dtype_name(storage), in_type == storage ? "" : concat("/in:", dtype_name(in_type)));
+  const std::string mode = precision_name(init.precision);
+  if (std::optional<TuneRecord> hit = cache.lookup(kernel, shape, mode))
+    for (const Candidate& c : candidates)
+      if (hit->text("config") == c.name) return c;
+  const int64_t in_count = int64_t(s.n) * s.c * s.h * s.w;
+  const int64_t out_count = int64_t(s.n) * s.k * fc::pooled_h(s) * fc::pooled_w(s);
+  TimingBuffers buffers(*init.backend, static_cast<size_t>(in_count) * dtype_size(in_type),
+                        static_cast<size_t>(out_count) * dtype_size(storage));
+  auto stream = static_cast<cudaStream_t>(init.backend->stream());
+  fused_conv_select::fill_timing_values(in_type, buffers.x, in_count, stream);
+  const Candidate* best = nullptr;
+  double best_ms = 0;
+  TuneRecord record;
+  for (const Candidate& c : candidates) {
+    const double ms = fused_conv_select::time_candidate(c, buffers.x, buffers.y, stream);
+    record.set("ms_" + c.name, ms);
+    if (!best || ms < best_ms) best = &c, best_ms = ms;
+  }
+  record.set("config", best->name).set("time_ms", best_ms);
+  cache.store(kernel, shape, mode, record);
+  return *best;
+}
+
+}  // namespace
+
+namespace fused_conv_select {
+
+std::mutex& timing_mutex() {
+  static std::mutex mutex;  // one timing at a time: concurrent ones on one GPU disturb each other
+  return mutex;
+}
+
+double time_candidate(const Candidate& c, const void* x, void* y, cudaStream_t stream) {
   cudaEvent_t start = nullptr, stop = nullptr;
   IE_CUDA_CHECK(cudaEventCreate(&start));
   IE_CUDA_CHECK(cudaEventCreate(&stop));
@@ -291,66 +218,30 @@ double time_config(const Candidate& c, const void* x, void* y, cudaStream_t stre
   return ms[ms.size() / 2];
 }
 
-// The tile configuration: IE_TUNE=off takes the heuristic's first; otherwise the device's tuning cache answers, or
-// every candidate is timed once (search: always) and the winner stored.
-const Candidate& choose_config(const KernelInit& init, const fc::ConvPoolShape& s, fc::Variant v, DType in_type,
-                               DType storage, const std::vector<Candidate>& candidates) {
-  if (candidates.size() == 1 || tune_mode() == TuneMode::Off || !init.backend) return candidates.front();
-  static std::mutex mutex;  // one timing at a time: concurrent ones on one GPU disturb each other
-  std::lock_guard<std::mutex> lock(mutex);
-  TuningCache& cache = tuning_cache_for(cuda::tuning_device_key(cuda::state_of(init.backend_state)));
-  const std::string kernel = concat("fused_conv_", static_cast<int>(v));
-  const std::string shape =
-      concat(s.n, ",", s.c, ",", s.h, ",", s.w, "/", s.k, ",", s.r, "/", s.pad, "/", s.pool_window, ",", s.pool_stride,
-             "/", dtype_name(storage), in_type == storage ? "" : concat("/in:", dtype_name(in_type)));
-  const std::string mode = precision_name(init.precision);
-  if (std::optional<TuneRecord> hit = cache.lookup(kernel, shape, mode))
-    for (const Candidate& c : candidates)
-      if (hit->text("config") == c.name) return c;
-  const int64_t in_count = int64_t(s.n) * s.c * s.h * s.w;
-  const int64_t out_count = int64_t(s.n) * s.k * fc::pooled_h(s) * fc::pooled_w(s);
-  TimingBuffers buffers(*init.backend, static_cast<size_t>(in_count) * dtype_size(in_type),
-                        static_cast<size_t>(out_count) * dtype_size(storage));
-  auto stream = static_cast<cudaStream_t>(init.backend->stream());
-  const unsigned blocks = cuda::blocks_for(in_count, 256);
-  if (in_type == DType::BFloat16)
-    fill_timing_input<<<blocks, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(buffers.x), in_count);
-  else if (in_type == DType::Float16)
-    fill_timing_input<<<blocks, 256, 0, stream>>>(static_cast<__half*>(buffers.x), in_count);
+void fill_timing_values(DType t, void* x, int64_t n, cudaStream_t stream) {
+  const unsigned blocks = cuda::blocks_for(n, 256);
+  if (t == DType::BFloat16)
+    fill_timing_input<<<blocks, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(x), n);
+  else if (t == DType::Float16)
+    fill_timing_input<<<blocks, 256, 0, stream>>>(static_cast<__half*>(x), n);
   else
-    fill_timing_input<<<blocks, 256, 0, stream>>>(static_cast<float*>(buffers.x), in_count);
+    fill_timing_input<<<blocks, 256, 0, stream>>>(static_cast<float*>(x), n);
   IE_CUDA_CHECK_LAUNCH();
-  const Candidate* best = nullptr;
-  double best_ms = 0;
-  TuneRecord record;
-  for (const Candidate& c : candidates) {
-    const double ms = time_config(c, buffers.x, buffers.y, stream);
-    record.set("ms_" + c.name, ms);
-    if (!best || ms < best_ms) best = &c, best_ms = ms;
-  }
-  record.set("config", best->name).set("time_ms", best_ms);
-  cache.store(kernel, shape, mode, record);
-  return *best;
 }
 
-std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
-  const TensorInfo& x = init.inputs[0];
-  const TensorInfo& w = init.inputs[1];
-  const bool has_bias = init.has_input(2);
-  if (x.shape.size() != 4) return init.decline("2-D convolutions only");
-  const DType storage = storage_dtype(init.precision);
-  // In the 16-bit modes the input may be float32: the planner folded the graph input's Cast into the node
-  // (rule conv_input_cast), and the kernel rounds it to the operand type as it stages it.
-  const bool float_in = x.dtype == DType::Float32 && storage != DType::Float32;
-  if ((x.dtype != storage && !float_in) || w.dtype != storage || init.outputs[0].dtype != storage)
-    return init.decline("reads and writes ", dtype_name(storage), " in ", precision_name(init.precision), " mode, got ",
-                        dtype_name(x.dtype), " input and ", dtype_name(w.dtype), " weights");
-  if (!init.constants[1] || (has_bias && !init.constants[2])) return init.decline("weights and bias must be constant");
-  ConvSetup s = resolve_fused_conv(init.node, x, w, has_bias ? &init.inputs[2] : nullptr);
+bool conv_pool_shape(const Node& node, const TensorInfo& x, const TensorInfo& w, const TensorInfo* b,
+                     fc::ConvPoolShape* out, std::string* why) {
+  ConvSetup s = resolve_fused_conv(node, x, w, b);
   const Window& c = s.conv;
   if (c.kernel[1] != c.kernel[2] || c.pad_begin[1] != c.pad_end[1] || c.pad_begin[2] != c.pad_end[2] ||
-      c.pad_begin[1] != c.pad_begin[2])
-    return init.decline("square kernels with one symmetric padding only");
+      c.pad_begin[1] != c.pad_begin[2]) {
+    *why = "square kernels with one symmetric padding only";
+    return false;
+  }
+  if (s.batch > INT32_MAX || c.in[1] > INT32_MAX || c.in[2] > INT32_MAX) {
+    *why = "sizes beyond 32 bits";
+    return false;
+  }
   fc::ConvPoolShape shape{};
   shape.n = static_cast<int>(s.batch);
   shape.c = static_cast<int>(s.in_channels);
@@ -363,9 +254,28 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
     shape.pool_window = static_cast<int>(s.pool_window.kernel[1]);
     shape.pool_stride = static_cast<int>(s.pool_window.stride[1]);
   }
-  if (s.batch > INT32_MAX || c.in[1] > INT32_MAX || c.in[2] > INT32_MAX) return init.decline("sizes beyond 32 bits");
+  *out = shape;
+  return true;
+}
+
+RunFn fused_conv_run(const KernelInit& init) {
+  const TensorInfo& x = init.inputs[0];
+  const TensorInfo& w = init.inputs[1];
+  const bool has_bias = init.has_input(2);
+  if (x.shape.size() != 4) return init.decline("2-D convolutions only");
+  const DType storage = storage_dtype(init.precision);
+  // In the 16-bit modes the input may be float32: the planner folded the graph input's Cast into the node
+  // (rule conv_input_cast), and the kernel rounds it to the operand type as it stages it.
+  const bool float_in = x.dtype == DType::Float32 && storage != DType::Float32;
+  if ((x.dtype != storage && !float_in) || w.dtype != storage || init.outputs[0].dtype != storage)
+    return init.decline("reads and writes ", dtype_name(storage), " in ", precision_name(init.precision), " mode, got ",
+                        dtype_name(x.dtype), " input and ", dtype_name(w.dtype), " weights");
+  if (!init.constants[1] || (has_bias && !init.constants[2])) return init.decline("weights and bias must be constant");
   std::string why;
-  if (!fc::supported(shape, &why)) return init.decline(why);
+  fc::ConvPoolShape shape{};
+  if (!conv_pool_shape(init.node, x, w, has_bias ? &init.inputs[2] : nullptr, &shape, &why) ||
+      !fc::supported(shape, &why))
+    return init.decline(why);
   fc::DeviceLimits limits;
   if (fc::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
   fc::Variant v = variant_of(init.precision);
@@ -394,10 +304,7 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
       fc::stacked_pack_weights(per_image, v, w32.data_as<float>(), bytes.data(), true);
       return bytes;
     });
-    with_mma_types<false>(v, float_in, [&](auto word, auto in, auto out) {
-      add_shared_rows_candidates<decltype(word), decltype(in), decltype(out)>(shape, v, packed, bias, limits.smem_optin,
-                                                                              &candidates);
-    });
+    fused_conv_select::add_shared_rows_candidates(shape, v, float_in, packed, bias, limits.smem_optin, &candidates);
   }
   if (stacked_why.empty()) {
     const void* packed = init.prepared("stacked/" + packed_suffix, [&] {
@@ -406,10 +313,7 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
       fc::stacked_pack_weights(per_image, v, w32.data_as<float>(), bytes.data());
       return bytes;
     });
-    with_mma_types<true>(v, float_in, [&](auto word, auto in, auto out) {
-      add_stacked_candidates<decltype(word), decltype(in), decltype(out)>(shape, v, packed, bias, limits.smem_optin,
-                                                                          &candidates);
-    });
+    fused_conv_select::add_stacked_candidates(shape, v, float_in, packed, bias, limits.smem_optin, &candidates);
   }
   if (fc::poolm_unsupported(shape, v).empty()) {
     fc::PoolMPlan weight_plan;
@@ -417,16 +321,10 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
       const void* packed = init.prepared("poolm/" + packed_suffix, [&] {
         Tensor w32 = weights32();
         Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::poolm_weight_bytes(weight_plan))});
-        if (v == fc::Variant::kMmaF16)
-          fc::poolm_pack_weights<fc::WordF16>(weight_plan, w32.data_as<float>(), static_cast<uint4*>(bytes.data()));
-        else
-          fc::poolm_pack_weights<fc::WordBf16>(weight_plan, w32.data_as<float>(), static_cast<uint4*>(bytes.data()));
+        fc::poolm_pack_weights(weight_plan, v, w32.data_as<float>(), static_cast<uint4*>(bytes.data()));
         return bytes;
       });
-      with_mma_types<false>(v, float_in, [&](auto word, auto in, auto out) {
-        add_poolm_candidates<decltype(word), decltype(in), decltype(out)>(shape, v, packed, bias, limits.smem_optin,
-                                                                          &candidates);
-      });
+      fused_conv_select::add_poolm_candidates(shape, v, float_in, packed, bias, limits.smem_optin, &candidates);
     }
   }
   // The pixels-on-M kernel; in tf32 mode short products run its FFMA variant (above; also no slower: lab, batch
@@ -470,10 +368,19 @@ std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
     if (it == candidates.end())
       return init.decline("IE_FUSED_CONV_CONFIG=", forced, " is not a configuration for this shape",
                           stacked_why.empty() ? "" : concat(" (stacked kernel: ", stacked_why, ")"));
-    return std::make_unique<FusedConvKernel>(it->run, init.node.label());
+    return it->run;
   }
-  return std::make_unique<FusedConvKernel>(choose_config(init, shape, v, x.dtype, storage, candidates).run,
-                                           init.node.label());
+  return choose_config(init, shape, v, x.dtype, storage, candidates).run;
+}
+
+}  // namespace fused_conv_select
+
+namespace {
+
+std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
+  RunFn run = fused_conv_select::fused_conv_run(init);
+  if (!run) return nullptr;
+  return std::make_unique<FusedConvKernel>(std::move(run), init.node.label());
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ std::unique_ptr<Kernel> make_fused_conv_cuda(const KernelInit& init) {
 }  // namespace
 
 IE_REGISTER_OPS(fused_conv_cuda) {
-  OpRegistry::get().add_kernel("ie", "FusedConv", kernel_set::kCudaReference, make_fused_conv_cuda, fused_conv_cuda_supports);
+  OpRegistry::get().add_kernel("ie", "FusedConv", kernel_set::kCudaReference, make_fused_conv_cuda,
+                               fused_conv_cuda_supports);
 }
 
 }  // namespace ie

@@ -1,6 +1,7 @@
 // The pattern ie.FusedConv replaces: Conv -> Relu (-> MaxPool). The activation and the pooling run in the conv's
 // epilogue, so the full-resolution activation map never goes through memory. A backend that cannot pool in the
-// epilogue gets Conv + Relu (the pattern's shorter form). A second rule folds a float32 input's Cast into it.
+// epilogue gets Conv + Relu (the pattern's shorter form). A second rule folds a float32 input's Cast into it, a
+// third joins two pooled convolutions in a row (ie.FusedConvPair).
 #include "engine/planner/fusion_pattern.h"
 #include "layers/fused_conv/fused_conv_setup.h"
 
@@ -74,7 +75,40 @@ Node conv_reading_float32(FusionContext&, const PatternMatch& m) {
   return fused;
 }
 
+// Two pooled convolutions in a row, the first one's output read by the second only: ie.FusedConvPair (one kernel
+// keeps the map on chip; where the two kernels apart are faster, or a shape is outside the pair's range, the cuda
+// kernel declines and the two FusedConv nodes run as they were). After the input Cast's folding, so that the first
+// conv may read the graph's float32 input.
+bool pooled_relu_conv(const PatternMatch&, const Node& conv) {
+  return conv.attrs.get_string("activation", "") == "Relu" && conv.attrs.get_string("pool", "") == "MaxPool";
+}
+
+const Pattern kConvPair = {
+    PatternStep("ie.FusedConv").constant_input(1).constant_input(2).when(pooled_relu_conv),
+    PatternStep("ie.FusedConv").fed_at(0).constant_input(1).constant_input(2).when(pooled_relu_conv),
+};
+
+Node conv_pair(FusionContext&, const PatternMatch& m) {
+  const Node& first = m.node(0);
+  const Node& second = m.node(1);
+  Node pair;
+  pair.name = first.name + "/pair";
+  pair.domain = "ie";
+  pair.op_type = "FusedConvPair";
+  auto input = [](const Node& n, size_t i) { return i < n.inputs.size() ? n.inputs[i] : std::string(); };
+  pair.inputs = {first.inputs[0], first.inputs[1], input(first, 2), second.inputs[1], input(second, 2)};
+  pair.outputs = {m.output()};
+  return pair;
+}
+
 }  // namespace
+
+IE_REGISTER_FUSION(conv_pair) {
+  FusionRule rule{"conv_pair", 860,
+                  [](FusionContext& ctx, size_t index) { return fuse(ctx, index, kConvPair, "conv_pair", conv_pair); }};
+  rule.after_precision = true;
+  return rule;
+}
 
 IE_REGISTER_FUSION(conv_input_cast) {
   FusionRule rule{"conv_input_cast", 850, [](FusionContext& ctx, size_t index) {

@@ -148,6 +148,14 @@ inline void poolm_pack_weights(const PoolMPlan& p, const float* w, uint4* out) {
       p.ksteps, [&](int m, int k) { return poolm_weight(p, w, m, k); }, out);
 }
 
+// The same in a Tensor Core variant's operand type (bf16 or fp16).
+inline void poolm_pack_weights(const PoolMPlan& p, Variant v, const float* w, uint4* out) {
+  if (v == Variant::kMmaF16)
+    poolm_pack_weights<WordF16>(p, w, out);
+  else
+    poolm_pack_weights<WordBf16>(p, w, out);
+}
+
 // Tile configurations: warps per CTA (each warp takes pooled rows in turn), n-tiles per pass (independent
 // accumulators), pooled rows per tile (0: the whole image; fewer give a small batch more CTAs).
 struct PoolMW4N5 {
@@ -329,6 +337,51 @@ __device__ __forceinline__ void poolm_store_bits(TOut* row, int px, int pw, uint
   if (px + 1 < pw) row[px + 1] = half_of(bits >> 16);
 }
 
+// The lane's A fragments of every k-step (packed by poolm_pack_weights) and each k-step's word offset in the
+// staged image: its first patch row's input channel and row pair.
+template <int KS>
+__device__ __forceinline__ void poolm_load_weights(const PoolMPlan& p, const uint4* __restrict__ wpk, int lane,
+                                                   uint32_t (&a)[KS][4], int (&koff)[KS]) {
+  FUSED_CONV_UNROLL
+  for (int ks = 0; ks < KS; ++ks) {
+    const uint4 v = ks < p.ksteps ? __ldg(wpk + ks * 32 + lane) : make_uint4(0, 0, 0, 0);
+    a[ks][0] = v.x, a[ks][1] = v.y, a[ks][2] = v.z, a[ks][3] = v.w;
+    const int half = p.rp / 2, ci = ks / half;
+    koff[ks] = ci * p.plane_words + (ks - ci * half) * p.pitch;  // two rows of pitch / 2 words
+  }
+}
+
+// NT n-tiles of one pooled row at once, from `row` (the lane's word of the row's first staged pair, see the
+// kernel): independent accumulators, starting at `init`, keep NT MMAs in flight behind each k-step's loads.
+// kWhole: every n-tile holds pooled pixels (no per-tile bounds).
+template <class Word, int NT, int KS, bool kWhole>
+__device__ __forceinline__ void poolm_mma_pass(const PoolMPlan& p, const uint32_t (&a)[KS][4], const int (&koff)[KS],
+                                               const uint32_t* row, int nt0, float init, float (&acc)[NT][4]) {
+  FUSED_CONV_UNROLL
+  for (int j = 0; j < NT; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = init;
+  FUSED_CONV_UNROLL
+  for (int ks = 0; ks < KS; ++ks) {
+    if (ks >= p.ksteps) break;
+    uint2 bw[NT];
+    const uint32_t* base = row + 16 * nt0 + koff[ks];  // then constant offsets per n-tile
+    FUSED_CONV_UNROLL
+    for (int j = 0; j < NT; ++j)
+      bw[j] = kWhole || nt0 + j < p.ntiles ? *reinterpret_cast<const uint2*>(base + 16 * j) : make_uint2(0u, 0u);
+    FUSED_CONV_UNROLL
+    for (int j = 0; j < NT; ++j)
+      if (kWhole || nt0 + j < p.ntiles) Word::mma(acc[j], a[ks], bw[j]);
+  }
+}
+
+// The pooled pair (px, px + 1) of one n-tile in TOut's bits, ReLU applied: the max over the window's rows (the
+// lane's accumulator rows g and g + 8) and columns (lane bit 4). Lanes g and g ^ 4 hold the same pair.
+template <class TOut>
+__device__ __forceinline__ uint32_t poolm_pool_pair(const float (&acc)[4]) {
+  uint32_t m = max_nan_pair<TOut>(dev::pack_pair<TOut>(acc[0], acc[1]), dev::pack_pair<TOut>(acc[2], acc[3]));
+  m = max_nan_pair<TOut>(m, __shfl_xor_sync(0xffffffffu, m, 16));
+  return max_nan_pair<TOut>(m, 0u);  // ReLU
+}
+
 template <class Cfg, class Word, class TIn, class TOut, int KS>
 __global__ void __launch_bounds__(Cfg::kWarps * 32, Cfg::kMinBlocks)
     fused_conv_poolm_kernel(const PoolMPlan p, const TIn* __restrict__ x, const uint4* __restrict__ wpk,
@@ -337,14 +390,8 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, Cfg::kMinBlocks)
   extern __shared__ __align__(16) uint32_t s_img[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
   uint32_t a[KS][4];
-  int koff[KS];  // word offset of the k-step's first patch row: input channel and row pair
-  FUSED_CONV_UNROLL
-  for (int ks = 0; ks < KS; ++ks) {
-    const uint4 v = ks < p.ksteps ? __ldg(wpk + ks * 32 + lane) : make_uint4(0, 0, 0, 0);
-    a[ks][0] = v.x, a[ks][1] = v.y, a[ks][2] = v.z, a[ks][3] = v.w;
-    const int half = p.rp / 2, ci = ks / half;
-    koff[ks] = ci * p.plane_words + (ks - ci * half) * p.pitch;  // two rows of pitch / 2 words
-  }
+  int koff[KS];
+  poolm_load_weights(p, wpk, lane, a, koff);
   const int ch = g & 3;
   const bool writer = (g & 4) == 0 && ch < p.k;  // after the dx shuffle, lanes g and g ^ 4 hold the same maxima
   constexpr bool kPacked = sizeof(TOut) == 2;
@@ -395,30 +442,13 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, Cfg::kMinBlocks)
       auto pass = [&](int nt0, auto whole_tag) {
         constexpr bool kWhole = decltype(whole_tag)::value;
         float acc[NT][4];
-        const float init = kPacked ? b : 0.f;
-        FUSED_CONV_UNROLL
-        for (int j = 0; j < NT; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = init;
-        FUSED_CONV_UNROLL
-        for (int ks = 0; ks < KS; ++ks) {
-          if (ks >= p.ksteps) break;
-          uint2 bw[NT];
-          const uint32_t* base = row + 16 * nt0 + koff[ks];  // then constant offsets per n-tile
-          FUSED_CONV_UNROLL
-          for (int j = 0; j < NT; ++j)
-            bw[j] = kWhole || nt0 + j < p.ntiles ? *reinterpret_cast<const uint2*>(base + 16 * j) : make_uint2(0u, 0u);
-          FUSED_CONV_UNROLL
-          for (int j = 0; j < NT; ++j)
-            if (kWhole || nt0 + j < p.ntiles) Word::mma(acc[j], a[ks], bw[j]);
-        }
+        poolm_mma_pass<Word, NT, KS, kWhole>(p, a, koff, row, nt0, kPacked ? b : 0.f, acc);
         FUSED_CONV_UNROLL
         for (int j = 0; j < NT; ++j) {
           if (!kWhole && nt0 + j >= p.ntiles) break;
           const int px = (nt0 + j) * 8 + 2 * t;
           if constexpr (kPacked) {
-            uint32_t m = max_nan_pair<TOut>(dev::pack_pair<TOut>(acc[j][0], acc[j][1]),
-                                            dev::pack_pair<TOut>(acc[j][2], acc[j][3]));
-            m = max_nan_pair<TOut>(m, __shfl_xor_sync(0xffffffffu, m, 16));
-            m = max_nan_pair<TOut>(m, 0u);  // ReLU
+            const uint32_t m = poolm_pool_pair<TOut>(acc[j]);
             if (writer) {
               if (kWhole)
                 *reinterpret_cast<uint32_t*>(yrow + px) = m;

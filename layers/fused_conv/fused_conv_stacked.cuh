@@ -779,6 +779,22 @@ __device__ __forceinline__ void unpooled_epilogue(const PoolDst<TOut>& dst, int 
   }
 }
 
+// The register epilogue of a column group for the plan's window (its common windows without per-step branches).
+template <int NW, class TOut>
+__device__ __forceinline__ void register_epilogue(const StackedPlan& p, const PoolDst<TOut>& dst, int col0, int lane,
+                                                  const float (&pm)[NW][4]) {
+  if (p.win == 1)
+    unpooled_epilogue(dst, col0, lane, pm);
+  else if (p.rp_nm == 1 && !p.rp_inlane && p.rp_nc == 0)  // 2x2 with kp <= 4 (conv1)
+    reg_pool_epilogue<1, false, 0>(p, dst, col0, lane, pm);
+  else if (p.rp_nm == 0 && !p.rp_inlane && p.rp_nc == 1)  // 4x4 with kp = 16 (conv2)
+    reg_pool_epilogue<0, false, 1>(p, dst, col0, lane, pm);
+  else if (p.rp_nm == 0 && p.rp_inlane && p.rp_nc == 0)  // 2x2 with kp = 8
+    reg_pool_epilogue<0, true, 0>(p, dst, col0, lane, pm);
+  else
+    reg_pool_epilogue<-1, false, 0>(p, dst, col0, lane, pm);
+}
+
 // kMode: 0 pools through the conv tile in shared memory; 1 pools in registers, one row block per unit (no
 // running max: its registers go to occupancy); 2 pools in registers over p.rpu row blocks.
 // Shared rows hold R accumulator sets beside the weights: about 168 registers (3 CTAs of 4 warps per SM), unless
@@ -869,16 +885,7 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<Cfg, kMod
           for (int i = 0; i < 4; ++i) pm[j][i] = nan_max(pm[j][i], acc[j][i]);
         }
         if constexpr (kRegPool) {
-          if (p.win == 1)
-            unpooled_epilogue(dst, col0, lane, pm);
-          else if (p.rp_nm == 1 && !p.rp_inlane && p.rp_nc == 0)  // 2x2 with kp <= 4 (conv1)
-            reg_pool_epilogue<1, false, 0>(p, dst, col0, lane, pm);
-          else if (p.rp_nm == 0 && !p.rp_inlane && p.rp_nc == 1)  // 4x4 with kp = 16 (conv2)
-            reg_pool_epilogue<0, false, 1>(p, dst, col0, lane, pm);
-          else if (p.rp_nm == 0 && p.rp_inlane && p.rp_nc == 0)  // 2x2 with kp = 8
-            reg_pool_epilogue<0, true, 0>(p, dst, col0, lane, pm);
-          else
-            reg_pool_epilogue<-1, false, 0>(p, dst, col0, lane, pm);
+          register_epilogue(p, dst, col0, lane, pm);
         } else {
           FUSED_CONV_UNROLL
           for (int j = 0; j < NW; ++j) stacked_store(p, s_ct, su, col0, j, lane, pm[j]);

@@ -3,10 +3,12 @@
 // within a tolerance; the message names the case and both paths, so a failure says which op and shape broke.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "engine/backend/kernel_sets.h"
+#include "engine/core/float_convert.h"
 #include "gpu_test_util.h"
 
 namespace ie::test {
@@ -66,6 +68,17 @@ inline void check_fused_matches_unfused(const std::string& what, const Graph& gr
   unfused.fuse = false;
   INFO(what, " (", path.label(), " fused against unfused)");
   check_outputs_match(run_graph_on(path, graph, feeds), run_graph_on(unfused, graph, feeds), tol);
+}
+
+/// NaN outputs per image (dimension 0) of a float tensor of any float type: the NaN tests check that a NaN put
+/// in one image reaches its outputs and no other image's.
+inline std::vector<int64_t> nans_per_image(const Tensor& out) {
+  const Tensor y = convert_floats(out, DType::Float32);
+  const int64_t images = y.shape()[0], per_image = y.numel() / images;
+  std::vector<int64_t> nans(static_cast<size_t>(images), 0);
+  for (int64_t i = 0; i < y.numel(); ++i)
+    if (std::isnan(y.data_as<float>()[i])) ++nans[static_cast<size_t>(i / per_image)];
+  return nans;
 }
 
 /// Seeds that differ per case, so no two tensors of a test share their values.

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "layers/fused_conv/fused_conv_poolm.cuh"
+#include "tests/kernels/conv_pool_reference.h"
 #include "tests/kernels/lab_util.cuh"
 
 namespace fc = ie::fused_conv;
@@ -70,40 +71,6 @@ struct Case {
   const char* name;
   int c, h, w, k, r;
 };
-
-double nan_max64(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
-
-// y[n][k][ph][pw] = relu(max over the 2x2 window of conv + bias), NaN kept, from the rounded x and w.
-std::vector<double> reference(const ConvPoolShape& s, const std::vector<float>& x, const std::vector<float>& w,
-                              const std::vector<float>& b) {
-  const int ph = fc::pooled_h(s), pw = fc::pooled_w(s);
-  std::vector<double> y(static_cast<size_t>(s.n) * s.k * ph * pw);
-  for (int n = 0; n < s.n; ++n)
-    for (int ch = 0; ch < s.k; ++ch)
-      for (int py = 0; py < ph; ++py)
-        for (int px = 0; px < pw; ++px) {
-          double m = -INFINITY;
-          for (int dy = 0; dy < 2; ++dy)
-            for (int dx = 0; dx < 2; ++dx) {
-              double acc = 0;
-              for (int ci = 0; ci < s.c; ++ci)
-                for (int ky = 0; ky < s.r; ++ky) {
-                  const float* xr = &x[((static_cast<size_t>(n) * s.c + ci) * s.h + 2 * py + dy + ky) * s.w];
-                  const float* wr = &w[((static_cast<size_t>(ch) * s.c + ci) * s.r + ky) * s.r];
-                  for (int kx = 0; kx < s.r; ++kx) acc += static_cast<double>(xr[2 * px + dx + kx]) * wr[kx];
-                }
-              m = nan_max64(m, acc);
-            }
-          const double v = m + b[ch];
-          y[((static_cast<size_t>(n) * s.k + ch) * ph + py) * pw + px] = std::isnan(v) ? NAN : std::max(v, 0.0);
-        }
-  return y;
-}
-
-template <class T>
-DT dt_of() {
-  return std::is_same_v<T, float> ? DT::F32 : std::is_same_v<T, __half> ? DT::F16 : DT::BF16;
-}
 
 // The operand type of a Word, for rounding on the host.
 template <class Word>
@@ -126,7 +93,7 @@ int check(const Case& cs, int n, bool with_nan, uint64_t seed) {
   if (!fc::plan_poolm<Cfg, TIn>(s, v, static_cast<int>(prop.sharedMemPerBlockOptin), &p, &why)) {
     if (Cfg::kBulk && !whole_chunks) {  // bulk staging copies whole 16-byte chunks: declining is right
       printf("PASS  %-20s n=%-6d %s %s in: declined as it should: %s\n", cs.name, n, Cfg::kName,
-             lab::dt_name(dt_of<TIn>()), why.c_str());
+             lab::dt_name(lab::dt_of<TIn>()), why.c_str());
       return 0;
     }
     printf("FAIL  %-20s n=%-6d %s: declined: %s\n", cs.name, n, Cfg::kName, why.c_str());
@@ -141,48 +108,31 @@ int check(const Case& cs, int n, bool with_nan, uint64_t seed) {
   if (with_nan) x[(static_cast<size_t>(n / 2) * s.c * s.h + s.h / 2) * s.w + s.w / 2] = NAN;
   // What the kernel computes with: the input in TIn, then in the operand type; the weights in the operand type.
   const DT op = word_dt<Word>();
-  std::vector<float> xin = lab::round_to(dt_of<TIn>(), x);
+  std::vector<float> xin = lab::round_to(lab::dt_of<TIn>(), x);
   const std::vector<float> xr = lab::round_to(op, xin), wr = lab::round_to(op, w);
-  const std::vector<double> ref = reference(s, xr, wr, b);
+  const std::vector<double> ref = lab::conv_pool_reference(s, lab::to_double(xr), wr, b);
 
   std::vector<uint4> packed(fc::poolm_weight_bytes(p) / 16);
   fc::poolm_pack_weights<Word>(p, w.data(), packed.data());
-  const std::vector<unsigned char> xb = lab::bytes_of(dt_of<TIn>(), xin);
-  DeviceBuf dx(xb.size()), dw(packed.size() * 16), db(b.size() * 4);
-  const size_t outs = ref.size(), guard = 64;
-  DeviceBuf dy((outs + guard) * sizeof(TOut));
-  CUDA_CHECK(cudaMemcpy(dx.p, xb.data(), xb.size(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(dw.p, packed.data(), packed.size() * 16, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(db.p, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemset(dy.p, 0x7f, (outs + guard) * sizeof(TOut)));
+  const std::vector<unsigned char> xb = lab::bytes_of(lab::dt_of<TIn>(), xin);
+  auto dx = lab::to_device(xb.data(), xb.size()), dw = lab::to_device(packed.data(), packed.size() * 16),
+       db = lab::to_device(b.data(), b.size() * 4);
+  lab::GuardedOutput out(ref.size(), sizeof(TOut));
   CUDA_CHECK((fc::launch_fused_conv_poolm<Cfg, Word, TIn, TOut>(
-      p, static_cast<const TIn*>(dx.p), dw.p, static_cast<const float*>(db.p), static_cast<TOut*>(dy.p), 0)));
+      p, static_cast<const TIn*>(dx->p), dw->p, static_cast<const float*>(db->p), static_cast<TOut*>(out.buf.p), 0)));
   CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<unsigned char> yb((outs + guard) * sizeof(TOut));
-  CUDA_CHECK(cudaMemcpy(yb.data(), dy.p, yb.size(), cudaMemcpyDeviceToHost));
-  const std::vector<float> y = lab::floats_of(dt_of<TOut>(), yb);
+  const std::vector<unsigned char> yb = out.fetch();
   // A NaN input reaches every pooled output whose window reads it; the padded taps (zero weights) of a patch
   // narrower than 8 columns also carry it to a neighbour (0 x NaN), as in every fused kernel with padded taps: it
   // must stay inside its image.
-  double worst = 0;
-  size_t nan_bad = 0, nans = 0, guard_bad = 0;
-  const size_t per_image = outs / n;
-  for (size_t i = 0; i < outs; ++i) {
-    if (std::isnan(ref[i]) || std::isnan(y[i])) {
-      nans += std::isnan(ref[i]);
-      nan_bad += (std::isnan(ref[i]) && !std::isnan(y[i])) || static_cast<int>(i / per_image) != n / 2;
-      continue;
-    }
-    worst = std::max(worst, std::fabs(y[i] - ref[i]) / (1 + std::fabs(ref[i])));
-  }
-  for (size_t i = outs * sizeof(TOut); i < yb.size(); ++i) guard_bad += yb[i] != 0x7f;
-  const double tol = tolerance(dt_of<TOut>());
-  const bool ok = worst <= tol && nan_bad == 0 && guard_bad == 0 && (!with_nan || nans > 0);
-  printf("%s  %-20s n=%-6d %-9s %-4s %s->%s  ks=%d ntiles=%d smem=%d  max err %.2e (tol %.0e)%s%s\n",
-         ok ? "PASS" : "FAIL", cs.name, n, Cfg::kName, op == DT::F16 ? "f16" : "bf16", lab::dt_name(dt_of<TIn>()),
-         lab::dt_name(dt_of<TOut>()), p.ksteps, p.ntiles, p.smem_bytes, worst, tol,
-         with_nan ? (" nan outputs " + std::to_string(nans) + (nan_bad ? " MISMATCHED" : "")).c_str() : "",
-         guard_bad ? " WROTE PAST THE BATCH" : "");
+  const lab::OutputCheck chk = lab::check_output(ref, lab::floats_of(lab::dt_of<TOut>(), yb), yb, out.out_bytes(), n,
+                                                 n / 2, lab::GuardedOutput::kGuardByte);
+  const double tol = tolerance(lab::dt_of<TOut>());
+  const bool ok = chk.passed(tol, with_nan);
+  printf("%s  %-20s n=%-6d %-9s %-4s %s->%s  ks=%d ntiles=%d smem=%d  max err %.2e (tol %.0e)%s\n",
+         ok ? "PASS" : "FAIL", cs.name, n, Cfg::kName, op == DT::F16 ? "f16" : "bf16", lab::dt_name(lab::dt_of<TIn>()),
+         lab::dt_name(lab::dt_of<TOut>()), p.ksteps, p.ntiles, p.smem_bytes, chk.worst, tol,
+         chk.notes(with_nan).c_str());
   return ok ? 0 : 1;
 }
 
@@ -267,21 +217,6 @@ int validate() {
 
 constexpr int kSets = 3;  // rotated inputs
 
-template <class TIn>
-std::vector<std::unique_ptr<DeviceBuf>> inputs(const ConvPoolShape& s) {
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  std::vector<std::unique_ptr<DeviceBuf>> xs;
-  std::vector<float> x(static_cast<size_t>(s.n) * s.c * s.h * s.w);
-  for (int i = 0; i < kSets; ++i) {
-    for (auto& e : x) e = u(rng);
-    const std::vector<unsigned char> b = lab::bytes_of(dt_of<TIn>(), x);
-    xs.push_back(std::make_unique<DeviceBuf>(b.size()));
-    CUDA_CHECK(cudaMemcpy(xs.back()->p, b.data(), b.size(), cudaMemcpyHostToDevice));
-  }
-  return xs;
-}
-
 void report(const std::string& name, const std::string& filter, FILE* csv, const ConvPoolShape& s, size_t in_bytes,
             float ms) {
   const double flop = 2.0 * s.n * s.k * (2.0 * fc::pooled_h(s)) * (2.0 * fc::pooled_w(s)) * s.c * s.r * s.r;
@@ -295,7 +230,7 @@ void report(const std::string& name, const std::string& filter, FILE* csv, const
 
 template <class Cfg, class TIn>
 void time_poolm(const std::string& filter, FILE* csv, int n, cudaStream_t stream) {
-  const std::string name = std::string(Cfg::kName) + " " + lab::dt_name(dt_of<TIn>()) + "->bf16";
+  const std::string name = std::string(Cfg::kName) + " " + lab::dt_name(lab::dt_of<TIn>()) + "->bf16";
   if (!filter.empty() && name.find(filter) == std::string::npos) return;
   ConvPoolShape s{n, kConv1.c, kConv1.h, kConv1.w, kConv1.k, kConv1.r, 0, 2, 2};
   fc::PoolMPlan p;
@@ -307,7 +242,7 @@ void time_poolm(const std::string& filter, FILE* csv, int n, cudaStream_t stream
   DeviceBuf dw(packed.size() * 16), db(s.k * 4), dy(static_cast<size_t>(n) * s.k * p.ph * p.pw * 2);
   CUDA_CHECK(cudaMemcpy(dw.p, packed.data(), packed.size() * 16, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(db.p, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-  auto xs = inputs<TIn>(s);
+  auto xs = lab::rotated_inputs<TIn>(static_cast<size_t>(s.n) * s.c * s.h * s.w, kSets);
   const float ms = lab::median_ms(
       [&](int i) {
         CUDA_CHECK((fc::launch_fused_conv_poolm<Cfg, fc::WordBf16, TIn, __nv_bfloat16>(
@@ -320,7 +255,7 @@ void time_poolm(const std::string& filter, FILE* csv, int n, cudaStream_t stream
 
 template <class Cfg, class TIn>
 void time_stacked(const std::string& filter, FILE* csv, int n, cudaStream_t stream) {
-  const std::string name = std::string(Cfg::kName) + " " + lab::dt_name(dt_of<TIn>()) + "->bf16";
+  const std::string name = std::string(Cfg::kName) + " " + lab::dt_name(lab::dt_of<TIn>()) + "->bf16";
   if (!filter.empty() && name.find(filter) == std::string::npos) return;
   ConvPoolShape s{n, kConv1.c, kConv1.h, kConv1.w, kConv1.k, kConv1.r, 0, 2, 2};
   fc::StackedPlan p;
@@ -331,7 +266,7 @@ void time_stacked(const std::string& filter, FILE* csv, int n, cudaStream_t stre
   DeviceBuf dw(packed.size()), db(s.k * 4), dy(static_cast<size_t>(n) * s.k * fc::pooled_h(s) * fc::pooled_w(s) * 2);
   CUDA_CHECK(cudaMemcpy(dw.p, packed.data(), packed.size(), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(db.p, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-  auto xs = inputs<TIn>(s);
+  auto xs = lab::rotated_inputs<TIn>(static_cast<size_t>(s.n) * s.c * s.h * s.w, kSets);
   const float ms = lab::median_ms(
       [&](int i) {
         CUDA_CHECK((fc::launch_fused_conv_stacked<Cfg, fc::WordBf16, TIn, __nv_bfloat16>(

@@ -110,7 +110,8 @@
 //     against stk 0.0117. Still latency-bound: 8-12 warps per SM, issue 0.41 per cycle and scheduler, "wait"
 //     the top stall (ncu, v1 at 2 CTAs/SM); the MMA loop is now 49% of instructions, staging, prefetch and
 //     epilogue the rest.
-// - ldsm (tests/kernels/fused_conv_ldsm.cuh, lab only; k <= 16, r <= 8, bf16/f16, pools of their own stride): the stacked kernel with its B
+// - ldsm (tests/kernels/fused_conv_ldsm.cuh, lab only; k <= 16, r <= 8, bf16/f16, pools of their own stride): the
+// stacked kernel with its B
 //   fragments from ldmatrix. Staged per input row and 8-column chunk: the 8 copies shifted by 0..7 elements (128 B),
 //   so every pixel's 8 taps of a row are one aligned 16-byte ldmatrix row; one x4 = two k-steps of an n-tile (conv1:
 //   15 LDSM per row block and column group against 50 LDS.32 + 5 LDS.64). Weights as the stacked kernel's (rp = 8).
@@ -162,8 +163,8 @@
 #include <vector>
 
 #include "layers/fused_conv/fused_conv_cuda.cuh"
-#include "tests/kernels/fused_conv_ldsm.cuh"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
+#include "tests/kernels/fused_conv_ldsm.cuh"
 
 namespace fc = ie::fused_conv;
 using fc::ConvPoolShape;
@@ -818,8 +819,9 @@ bool emulate_ldsm_case(const Case& cs, Variant v, int nw, int target_pixels, uin
           ok = false;
           break;
         }
-        if (nbytes) memcpy(&raw[static_cast<size_t>(seg) * p.raw_band_bytes],
-                           reinterpret_cast<const unsigned char*>(b.src) - lead, nbytes);
+        if (nbytes)
+          memcpy(&raw[static_cast<size_t>(seg) * p.raw_band_bytes],
+                 reinterpret_cast<const unsigned char*>(b.src) - lead, nbytes);
       }
       std::fill(s_alt.begin(), s_alt.end(), 0xEE);
       if (ok) fc::ldsm_stage<Word, T16, true>(p, x16.data(), t, raw.data(), s_alt.data(), 0, 1);
@@ -855,8 +857,7 @@ bool emulate_ldsm_case(const Case& cs, Variant v, int nw, int target_pixels, uin
               }
               uint32_t regs[32][4];
               for (int lane = 0; lane < 32; ++lane)
-                for (int m = 0; m < 4; ++m)
-                  memcpy(&regs[lane][m], &s_in[addr[8 * m + lane / 4] + 4 * (lane % 4)], 4);
+                for (int m = 0; m < 4; ++m) memcpy(&regs[lane][m], &s_in[addr[8 * m + lane / 4] + 4 * (lane % 4)], 4);
               for (int half = 0; half < 2 && 2 * i + half < p.ksteps && ok; ++half) {
                 uint32_t a[32][4];
                 uint2 b[32];
@@ -1041,8 +1042,8 @@ template <Variant V, class Cfg, class TIn, class TOut>
 cudaError_t launch_ldsm_erased(const ConvPoolShape& s, const void* x, const void* w, const float* b, void* y,
                                cudaStream_t st) {
   using Word = std::conditional_t<V == Variant::kMmaF16, fc::WordF16, fc::WordBf16>;
-  return fc::launch_fused_conv_ldsm<Cfg, Word, TIn, TOut>(s, V, static_cast<const TIn*>(x), w, b,
-                                                          static_cast<TOut*>(y), st);
+  return fc::launch_fused_conv_ldsm<Cfg, Word, TIn, TOut>(s, V, static_cast<const TIn*>(x), w, b, static_cast<TOut*>(y),
+                                                          st);
 }
 
 template <Variant V, class Cfg, class TIn, class TOut>

@@ -399,16 +399,7 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, ldsm_min_blocks<Cfg, KS>())
           for (int i = 0; i < 4; ++i) pm[j][i] = nan_max(pm[j][i], acc[j][i]);
         }
         if constexpr (LdsmFlavor<Cfg>::value == 2) __syncwarp();
-        if (p.win == 1)
-          unpooled_epilogue(dst, col0, lane, pm);
-        else if (p.rp_nm == 1 && !p.rp_inlane && p.rp_nc == 0)  // 2x2 with kp <= 4 (conv1)
-          reg_pool_epilogue<1, false, 0>(p, dst, col0, lane, pm);
-        else if (p.rp_nm == 0 && !p.rp_inlane && p.rp_nc == 1)  // 4x4 with kp = 16 (conv2)
-          reg_pool_epilogue<0, false, 1>(p, dst, col0, lane, pm);
-        else if (p.rp_nm == 0 && p.rp_inlane && p.rp_nc == 0)  // 2x2 with kp = 8
-          reg_pool_epilogue<0, true, 0>(p, dst, col0, lane, pm);
-        else
-          reg_pool_epilogue<-1, false, 0>(p, dst, col0, lane, pm);
+        register_epilogue(p, dst, col0, lane, pm);
       }
     }
   }

@@ -14,7 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "layers/common/activation_device.cuh"
@@ -104,6 +107,91 @@ inline std::vector<float> floats_of(DT t, const std::vector<unsigned char>& b) {
     }
   }
   return v;
+}
+
+/// The element type of a device type (float, __half, __nv_bfloat16).
+template <class T>
+DT dt_of() {
+  return std::is_same_v<T, float> ? DT::F32 : std::is_same_v<T, __half> ? DT::F16 : DT::BF16;
+}
+
+/// `sets` device buffers of `count` values uniform in [0, 1) (never zeros) in type T, seeded: the inputs a timing
+/// rotates through so that caches do not flatter it.
+template <class T>
+std::vector<std::unique_ptr<DeviceBuf>> rotated_inputs(size_t count, int sets) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  std::vector<std::unique_ptr<DeviceBuf>> xs;
+  std::vector<float> x(count);
+  for (int i = 0; i < sets; ++i) {
+    for (auto& e : x) e = u(rng);
+    const std::vector<unsigned char> b = bytes_of(dt_of<T>(), x);
+    xs.push_back(std::make_unique<DeviceBuf>(b.size()));
+    CUDA_CHECK(cudaMemcpy(xs.back()->p, b.data(), b.size(), cudaMemcpyHostToDevice));
+  }
+  return xs;
+}
+
+/// `bytes` bytes of host memory copied into a new device buffer.
+inline std::unique_ptr<DeviceBuf> to_device(const void* src, size_t bytes) {
+  auto d = std::make_unique<DeviceBuf>(bytes);
+  CUDA_CHECK(cudaMemcpy(d->p, src, bytes, cudaMemcpyHostToDevice));
+  return d;
+}
+
+/// A kernel's output of `count` elements of `elem` bytes on the device, followed by a guard; all of it filled with
+/// kGuardByte first, so that check_output finds writes past the output.
+struct GuardedOutput {
+  static constexpr unsigned char kGuardByte = 0x7f;
+  static constexpr size_t kGuardElems = 64;
+  size_t count, elem;
+  DeviceBuf buf;
+  GuardedOutput(size_t count_, size_t elem_) : count(count_), elem(elem_), buf((count_ + kGuardElems) * elem_) {
+    CUDA_CHECK(cudaMemset(buf.p, kGuardByte, (count + kGuardElems) * elem));
+  }
+  size_t out_bytes() const { return count * elem; }
+  /// The output and its guard, copied back.
+  std::vector<unsigned char> fetch() const {
+    std::vector<unsigned char> b((count + kGuardElems) * elem);
+    CUDA_CHECK(cudaMemcpy(b.data(), buf.p, b.size(), cudaMemcpyDeviceToHost));
+    return b;
+  }
+};
+
+/// A batch's output y (its bytes `bytes`, the first `out_bytes` of them the output, the rest a guard filled with
+/// `guard`) against its float64 reference: the worst error relative to 1 + |ref| over finite values; every
+/// reference NaN must be NaN in y, and every NaN must lie in image `nan_image` of the n (a kernel's padded taps,
+/// zero weights, may carry a NaN to a neighbour, never out of its image); no guard byte may change.
+struct OutputCheck {
+  double worst = 0;
+  size_t nans = 0, nan_bad = 0, guard_bad = 0;
+  /// Within `tol`, NaNs where they belong (and some, when the input held one), the guard untouched.
+  bool passed(double tol, bool with_nan) const {
+    return worst <= tol && nan_bad == 0 && guard_bad == 0 && (!with_nan || nans > 0);
+  }
+  /// What a check line adds after the error: the NaN outputs (when the input held one) and a write past the batch.
+  std::string notes(bool with_nan) const {
+    std::string s;
+    if (with_nan) s += " nan outputs " + std::to_string(nans) + (nan_bad ? " MISMATCHED" : "");
+    if (guard_bad) s += " WROTE PAST THE BATCH";
+    return s;
+  }
+};
+inline OutputCheck check_output(const std::vector<double>& ref, const std::vector<float>& y,
+                                const std::vector<unsigned char>& bytes, size_t out_bytes, int n, int nan_image,
+                                unsigned char guard) {
+  OutputCheck c;
+  const size_t per_image = ref.size() / n;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (std::isnan(ref[i]) || std::isnan(y[i])) {
+      c.nans += std::isnan(ref[i]);
+      c.nan_bad += (std::isnan(ref[i]) && !std::isnan(y[i])) || static_cast<int>(i / per_image) != nan_image;
+      continue;
+    }
+    c.worst = std::max(c.worst, std::fabs(y[i] - ref[i]) / (1 + std::fabs(ref[i])));
+  }
+  for (size_t i = out_bytes; i < bytes.size(); ++i) c.guard_bad += bytes[i] != guard;
+  return c;
 }
 
 /// Calls f with a value of the device element type of `t` (float, __half or __nv_bfloat16).

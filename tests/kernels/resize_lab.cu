@@ -138,49 +138,51 @@ int validate() {
   int failures = 0;
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(0.f, 1.f);
-  for (const Shape& s :
-       {Shape{1, 28, 28, 86, 86}, Shape{7, 28, 28, 86, 86}, Shape{13, 17, 23, 9, 11}, Shape{3, 5, 4, 33, 65},
-        Shape{2, 1, 9, 1, 40}, Shape{3, 9, 40, 5, 300}, Shape{2, 40, 30, 50, 45},
-        Shape{9001, 5, 6, 7, 8}})  // several planes per CTA
+  for (const Shape& s : {Shape{1, 28, 28, 86, 86}, Shape{7, 28, 28, 86, 86}, Shape{13, 17, 23, 9, 11},
+                         Shape{3, 5, 4, 33, 65}, Shape{2, 1, 9, 1, 40}, Shape{3, 9, 40, 5, 300},
+                         Shape{2, 40, 30, 50, 45}, Shape{9001, 5, 6, 7, 8}})  // several planes per CTA
     for (DT t : {DT::F32, DT::F16, DT::BF16})
       for (int mode = 0; mode < 6; ++mode) {  // float input; uint8 times 1/255; uint8 / 255; each with pairs
-      const bool u8 = mode % 3 > 0, pairs = mode >= 3;
-      Setup st(s, t, u8, pairs);
-      st.p.in_divide = mode % 3 == 2;
-      if (st.p.in_divide) st.p.in_factor = 255.f;
-      std::vector<float> x(s.planes * s.in_h * s.in_w);
-      std::vector<uint8_t> raw(x.size());
-      for (size_t i = 0; i < x.size(); ++i) {
-        raw[i] = static_cast<uint8_t>(rng() % 256);
-        x[i] = mode % 3 == 1 ? raw[i] * (1.f / 255.f) : mode % 3 == 2 ? raw[i] / 255.f : u(rng);
+        const bool u8 = mode % 3 > 0, pairs = mode >= 3;
+        Setup st(s, t, u8, pairs);
+        st.p.in_divide = mode % 3 == 2;
+        if (st.p.in_divide) st.p.in_factor = 255.f;
+        std::vector<float> x(s.planes * s.in_h * s.in_w);
+        std::vector<uint8_t> raw(x.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+          raw[i] = static_cast<uint8_t>(rng() % 256);
+          x[i] = mode % 3 == 1 ? raw[i] * (1.f / 255.f) : mode % 3 == 2 ? raw[i] / 255.f : u(rng);
+        }
+        if (!u8) x = round_to(t, x);
+        auto bytes = u8 ? std::vector<unsigned char>(raw.begin(), raw.end()) : bytes_of(t, x);
+        CUDA_CHECK(cudaMemcpy(st.in.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+        CUDA_CHECK(st.launch(t));
+        std::vector<unsigned char> ob(s.planes * s.out_h * s.out_w * dt_size(t));
+        CUDA_CHECK(cudaMemcpy(ob.data(), st.out.p, ob.size(), cudaMemcpyDeviceToHost));
+        const std::vector<float> y = floats_of(t, ob);
+        auto th = linear_taps(s.in_h, s.out_h), tw = linear_taps(s.in_w, s.out_w);
+        const double tol = t == DT::F32 ? 1e-6 : t == DT::F16 ? 1e-3 : 8e-3;
+        double worst = 0;
+        for (long q = 0; q < s.planes; ++q)
+          for (int oy = 0; oy < s.out_h; ++oy)
+            for (int ox = 0; ox < s.out_w; ++ox) {
+              double want = 0;
+              for (int k = 0; k < 2; ++k)
+                for (int j = 0; j < 2; ++j)
+                  want += double(th[oy].weight[k]) * tw[ox].weight[j] *
+                          x[(q * s.in_h + th[oy].index[k]) * s.in_w + tw[ox].index[j]];
+              const double got = y[(q * s.out_h + oy) * s.out_w + ox];
+              worst = std::max(worst, std::fabs(got - want));
+            }
+        const bool ok = worst <= tol;
+        failures += !ok;
+        printf("%s %-22s %-4s %-10s %-6s max |err| %.3g (tol %.3g)\n", ok ? "PASS" : "FAIL", s.name().c_str(),
+               dt_name(t),
+               mode % 3 == 0   ? ""
+               : mode % 3 == 1 ? "u8 * 1/255"
+                               : "u8 / 255",
+               pairs && s.out_w % 2 == 0 ? "pairs" : "planes", worst, tol);
       }
-      if (!u8) x = round_to(t, x);
-      auto bytes = u8 ? std::vector<unsigned char>(raw.begin(), raw.end()) : bytes_of(t, x);
-      CUDA_CHECK(cudaMemcpy(st.in.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
-      CUDA_CHECK(st.launch(t));
-      std::vector<unsigned char> ob(s.planes * s.out_h * s.out_w * dt_size(t));
-      CUDA_CHECK(cudaMemcpy(ob.data(), st.out.p, ob.size(), cudaMemcpyDeviceToHost));
-      const std::vector<float> y = floats_of(t, ob);
-      auto th = linear_taps(s.in_h, s.out_h), tw = linear_taps(s.in_w, s.out_w);
-      const double tol = t == DT::F32 ? 1e-6 : t == DT::F16 ? 1e-3 : 8e-3;
-      double worst = 0;
-      for (long q = 0; q < s.planes; ++q)
-        for (int oy = 0; oy < s.out_h; ++oy)
-          for (int ox = 0; ox < s.out_w; ++ox) {
-            double want = 0;
-            for (int k = 0; k < 2; ++k)
-              for (int j = 0; j < 2; ++j)
-                want += double(th[oy].weight[k]) * tw[ox].weight[j] *
-                        x[(q * s.in_h + th[oy].index[k]) * s.in_w + tw[ox].index[j]];
-            const double got = y[(q * s.out_h + oy) * s.out_w + ox];
-            worst = std::max(worst, std::fabs(got - want));
-          }
-      const bool ok = worst <= tol;
-      failures += !ok;
-      printf("%s %-22s %-4s %-10s %-6s max |err| %.3g (tol %.3g)\n", ok ? "PASS" : "FAIL", s.name().c_str(), dt_name(t),
-             mode % 3 == 0 ? "" : mode % 3 == 1 ? "u8 * 1/255" : "u8 / 255",
-             pairs && s.out_w % 2 == 0 ? "pairs" : "planes", worst, tol);
-    }
   return failures;
 }
 
@@ -189,31 +191,33 @@ void time_all(const std::string& filter, FILE* csv) {
   for (const Shape& s : {Shape{10000, 28, 28, 86, 86}, Shape{65536, 28, 28, 86, 86}, Shape{2048, 64, 64, 128, 128}})
     for (DT t : {DT::F32, DT::BF16})
       for (int mode = 0; mode < 8; ++mode) {  // {float, uint8} input x {plane, pairs} kernel; pairs in 1 and 16 waves
-      const bool u8 = mode % 2 == 1, pairs = mode >= 2;
-      const int waves = mode < 4 ? 4 : mode < 6 ? 1 : 16;
-      const std::string name = s.name() + " " + (u8 ? "u8->" : "") + dt_name(t) + (pairs ? " pairs" : "") +
-                               (waves != 4 ? " waves " + std::to_string(waves) : "");
-      if (!filter.empty() && name.find(filter) == std::string::npos) continue;
-      // Three input sets rotated so that the 50 MB L2 does not hold the input between runs.
-      std::vector<std::unique_ptr<Setup>> sets;
-      const size_t in_size = u8 ? 1 : dt_size(t);
-      for (int k = 0; k < 3; ++k) {
-        sets.push_back(std::make_unique<Setup>(s, t, u8, pairs));
-        sets.back()->p.waves = waves;
-        CUDA_CHECK(cudaMemset(sets.back()->in.p, 0x3c, s.planes * s.in_h * s.in_w * in_size));
+        const bool u8 = mode % 2 == 1, pairs = mode >= 2;
+        const int waves = mode < 4 ? 4 : mode < 6 ? 1 : 16;
+        const std::string name = s.name() + " " + (u8 ? "u8->" : "") + dt_name(t) + (pairs ? " pairs" : "") +
+                                 (waves != 4 ? " waves " + std::to_string(waves) : "");
+        if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+        // Three input sets rotated so that the 50 MB L2 does not hold the input between runs.
+        std::vector<std::unique_ptr<Setup>> sets;
+        const size_t in_size = u8 ? 1 : dt_size(t);
+        for (int k = 0; k < 3; ++k) {
+          sets.push_back(std::make_unique<Setup>(s, t, u8, pairs));
+          sets.back()->p.waves = waves;
+          CUDA_CHECK(cudaMemset(sets.back()->in.p, 0x3c, s.planes * s.in_h * s.in_w * in_size));
+        }
+        const double bytes = double(s.planes) * (s.in_h * s.in_w * in_size + s.out_h * s.out_w * dt_size(t));
+        const float ms = median_ms([&](int i) { CUDA_CHECK(sets[i % 3]->launch(t)); }, nullptr);
+        DeviceBuf a(static_cast<size_t>(bytes / 2)), b(static_cast<size_t>(bytes / 2));
+        const float copy_ms = median_ms(
+            [&](int) {
+              CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, static_cast<size_t>(bytes / 2), cudaMemcpyDeviceToDevice));
+            },
+            nullptr);
+        const double tbs = bytes / ms / 1e9, copy_tbs = bytes / copy_ms / 1e9;
+        printf("%-34s %8.4f ms  %5.2f TB/s  (copy of the same bytes %5.2f TB/s)\n", name.c_str(), ms, tbs, copy_tbs);
+        if (csv)
+          fprintf(csv, "%s,%s%s%s w%d,%.5f,%.3f,%.3f\n", s.name().c_str(), u8 ? "u8->" : "", dt_name(t),
+                  pairs ? " pairs" : "", waves, ms, tbs, copy_tbs);
       }
-      const double bytes = double(s.planes) * (s.in_h * s.in_w * in_size + s.out_h * s.out_w * dt_size(t));
-      const float ms = median_ms([&](int i) { CUDA_CHECK(sets[i % 3]->launch(t)); }, nullptr);
-      DeviceBuf a(static_cast<size_t>(bytes / 2)), b(static_cast<size_t>(bytes / 2));
-      const float copy_ms = median_ms(
-          [&](int) { CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, static_cast<size_t>(bytes / 2), cudaMemcpyDeviceToDevice)); },
-          nullptr);
-      const double tbs = bytes / ms / 1e9, copy_tbs = bytes / copy_ms / 1e9;
-      printf("%-34s %8.4f ms  %5.2f TB/s  (copy of the same bytes %5.2f TB/s)\n", name.c_str(), ms, tbs, copy_tbs);
-      if (csv)
-        fprintf(csv, "%s,%s%s%s w%d,%.5f,%.3f,%.3f\n", s.name().c_str(), u8 ? "u8->" : "", dt_name(t),
-                pairs ? " pairs" : "", waves, ms, tbs, copy_tbs);
-    }
 }
 
 }  // namespace

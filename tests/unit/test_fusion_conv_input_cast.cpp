@@ -19,7 +19,7 @@ namespace {
 
 // The graph as the planner lowers it: folded, fused, in the precision's storage type, then the late rules.
 Graph planned(Precision p, std::map<std::string, TensorInfo>* infos,
-              const std::set<std::string>& disabled = {"sample_resident"}) {
+              const std::set<std::string>& disabled = {"sample_resident", "conv_pair"}) {
   Graph g = load_onnx(std::string(IE_SOURCE_DIR) + "/weights/convnet.onnx");
   const std::map<std::string, Shape> shapes = {{"x", {5, 1, 86, 86}}};
   InferenceResult inferred = infer_and_fold(g, shapes);
@@ -62,8 +62,35 @@ TEST_CASE("fusion conv_input_cast: nothing to fold in fp32, and switched off by 
   CHECK(g.nodes[0].op_type == "FusedConv");
   CHECK(g.nodes[0].replaced.size() == 3);
 
-  Graph off = planned(Precision::bf16, &infos, {"conv_input_cast", "sample_resident"});
+  Graph off = planned(Precision::bf16, &infos, {"conv_input_cast", "sample_resident", "conv_pair"});
   CHECK(off.nodes[0].op_type == "Cast");
   CHECK(off.nodes[1].op_type == "FusedConv");
   CHECK(off.nodes[1].inputs[0] != "x");
+}
+
+// The conv_pair rule (after conv_input_cast): conv1 and conv2 as one ie.FusedConvPair whose parts are the two
+// FusedConv nodes (what runs where no kernel set takes the pair), inputs X, W1, B1, W2, B2.
+TEST_CASE("fusion conv_pair: conv1 and conv2 as one node, the two FusedConv nodes kept as its parts") {
+  for (Precision p : {Precision::bf16, Precision::fp32}) {
+    CAPTURE(precision_name(p));
+    std::map<std::string, TensorInfo> infos;
+    Graph g = planned(p, &infos, {"sample_resident"});
+    REQUIRE(!g.nodes.empty());
+    const Node& pair = g.nodes[0];
+    CHECK(pair.op_type == "FusedConvPair");
+    CHECK(pair.domain == "ie");
+    REQUIRE(pair.inputs.size() == 5);
+    CHECK(pair.inputs[0] == "x");
+    REQUIRE(pair.replaced.size() == 2);
+    CHECK(pair.replaced[0].op_type == "FusedConv");
+    CHECK(pair.replaced[1].op_type == "FusedConv");
+    CHECK(pair.inputs[1] == pair.replaced[0].inputs[1]);
+    CHECK(pair.inputs[3] == pair.replaced[1].inputs[1]);
+    CHECK(pair.replaced[1].inputs[0] == pair.replaced[0].outputs[0]);
+    CHECK(pair.outputs[0] == pair.replaced[1].outputs[0]);
+    CHECK(infos.at(pair.outputs[0]).shape == Shape{5, 16, 8, 8});
+    CHECK(infos.at(pair.outputs[0]).dtype == storage_dtype(p));
+    const std::set<std::string> covers(pair.covers.begin(), pair.covers.end());
+    for (const char* part : {"/conv1/Conv", "/conv2/Conv", "/MaxPool", "/MaxPool_1"}) CHECK(covers.count(part) == 1);
+  }
 }
