@@ -28,6 +28,11 @@
 // 123 M apart; ncu call_a). Per source line (call_b/lines_pair.txt): MMAs 19.5%, conv2's B loads 12.7%, the map
 // stores about 17% (a lane's 32-bit word and its twin's two 16-bit halves, divergent by lane half: a shuffle of
 // the neighbour's pair would make it one 32-bit store per lane), conv1's B loads 5.5%.
+//   The shuffle store (pair_store_map_shfl: one shuffle, one byte permute, one 32-bit store per lane; call_g, same
+//   run as apart 0.501 / 0.0697 / 0.0206 / 0.0194): pair_w4_shfl 0.573 / 0.0748 / 0.0226 / 0.0228 (slower: 92 bytes
+//   of spills at 168 registers against 40), pair_w8_shfl 0.689 / 0.0786 / 0.0149 / 0.0144 (pair_w8 0.699 / 0.0796
+//   / 0.0151 / 0.0147 in that run: 1-2%); two n-tiles per pass (pass boundaries inside rows, checked) 0.652 at
+//   10000. The engine keeps the first store.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -160,13 +165,20 @@ int validate() {
   uint64_t seed = 1;
   for (const Case& cs : odd)
     for (int n : {1, 7})
-      for (bool bulk : {false, true}) failures += check_types<fc::PairW4>(cs, n, bulk, n == 7, seed += 10);
+      for (bool bulk : {false, true}) {
+        failures += check_types<fc::PairW4>(cs, n, bulk, n == 7, seed += 10);
+        failures += check_types<fc::PairW4Shfl>(cs, n, bulk, n == 7, seed += 10);
+        failures += check<fc::PairW4N2Shfl, fc::WordBf16, float, __nv_bfloat16>(cs, n, bulk, n == 7, seed += 10);
+      }
   for (int n : {1, 7, 1000}) {
     if (n > max_n) continue;
     for (bool bulk : {false, true}) {
       failures += check_types<fc::PairW4>(kConvNet, n, bulk, n == 7, seed += 10);
       failures += check<fc::PairW8, fc::WordBf16, float, __nv_bfloat16>(kConvNet, n, bulk, n == 1, seed += 10);
       failures += check<fc::PairW4Reload, fc::WordBf16, float, __nv_bfloat16>(kConvNet, n, bulk, n == 7, seed += 10);
+      failures += check_types<fc::PairW4Shfl>(kConvNet, n, bulk, n == 7, seed += 10);
+      failures += check<fc::PairW8Shfl, fc::WordBf16, float, __nv_bfloat16>(kConvNet, n, bulk, n == 1, seed += 10);
+      failures += check<fc::PairW4N2Shfl, fc::WordF16, float, __half>(kConvNet, n, bulk, n == 7, seed += 10);
     }
   }
   if (10001 <= max_n) {
@@ -297,6 +309,9 @@ void time_all(const std::string& filter, FILE* csv) {
     time_pair<fc::PairW4, float>(filter, csv, n, true, stream);
     time_pair<fc::PairW8, float>(filter, csv, n, true, stream);
     time_pair<fc::PairW4Reload, float>(filter, csv, n, true, stream);
+    time_pair<fc::PairW4Shfl, float>(filter, csv, n, true, stream);
+    time_pair<fc::PairW8Shfl, float>(filter, csv, n, true, stream);
+    time_pair<fc::PairW4N2Shfl, float>(filter, csv, n, true, stream);
     time_pair<fc::PairW4, float>(filter, csv, n, false, stream);
     time_pair<fc::PairW4, __nv_bfloat16>(filter, csv, n, false, stream);
   }
