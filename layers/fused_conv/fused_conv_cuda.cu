@@ -3,14 +3,15 @@
 // FFMA in strict fp32, and the epilogue pools, adds the bias, applies ReLU and writes the pooled NCHW tile.
 // Three kernel families: the stacked kernel (fused_conv_stacked.cuh: weights on the MMA's M side, for up to 16
 // output channels), the pool-on-M kernel (fused_conv_poolm.cuh: up to 4 channels with a 2x2 pool) and the
-// pixels-on-M kernel (fused_conv_cuda.cuh: every supported shape, and FFMA). Their
-// tile configurations are the candidates; the winner is timed once per device and shape and kept in the tuning
-// cache (IE_TUNE=off: the heuristic's pick; IE_FUSED_CONV_CONFIG=<name> forces one, for tests and labs). Weights
-// are packed once per engine in each family's layout (KernelInit::prepared). Shapes outside both ranges are
-// declined with the reason, so the node runs on the reference set (or as the nodes it replaced). In fp16/bf16 the
-// node may read a float32 input (the graph's, its Cast folded in by the rule conv_input_cast): the staging rounds
-// it to the operand type, so a first convolution reads 4-byte pixels once instead of a Cast writing and the conv
-// reading 2-byte copies.
+// pixels-on-M kernel (fused_conv_cuda.cuh: every supported shape, and FFMA); the first two's candidate lists are
+// modules of their own (fused_conv_stacked_cuda.cu, fused_conv_shared_rows_cuda.cu, fused_conv_poolm_cuda.cu), so
+// that a model loads the code of the families it runs only. Their tile configurations are the candidates; the winner is
+// timed once per device and shape and kept in the tuning cache (IE_TUNE=off: the heuristic's pick;
+// IE_FUSED_CONV_CONFIG=<name> forces one, for tests and labs). Weights are packed once per engine in each family's
+// layout (KernelInit::prepared). Shapes outside both ranges are declined with the reason, so the node runs on the
+// reference set (or as the nodes it replaced). In fp16/bf16 the node may read a float32 input (the graph's, its Cast
+// folded in by the rule conv_input_cast): the staging rounds it to the operand type, so a first convolution reads
+// 4-byte pixels once instead of a Cast writing and the conv reading 2-byte copies.
 #include <algorithm>
 #include <cstdlib>
 #include <functional>

@@ -1,6 +1,8 @@
 // What the fused set's convolution kernels share with the kernels built on them (the conv pair): a node's shape in
 // the kernels' terms, the launcher the set would choose for an ie.FusedConv node, and the tuner's timing helpers.
-// Defined in fused_conv_cuda.cu; for .cu files only (the shapes come from fused_conv_cuda.cuh).
+// Defined in fused_conv_cuda.cu, the candidate lists in each family's own file (fused_conv_poolm_cuda.cu,
+// fused_conv_shared_rows_cuda.cu, fused_conv_stacked_cuda.cu); for .cu files only (the shapes come from
+// fused_conv_cuda.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
