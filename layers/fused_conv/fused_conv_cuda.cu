@@ -113,20 +113,6 @@ LaunchFn launcher_for(DType t, bool float_in) {
   return launch<Cfg, float, float>;
 }
 
-class FusedConvKernel : public Kernel {
- public:
-  FusedConvKernel(RunFn run, std::string label) : m_run(std::move(run)), m_label(std::move(label)) {}
-  void run(KernelContext& ctx) override {
-    cudaError_t err = m_run(ctx.inputs[0].data, ctx.outputs[0].data, static_cast<cudaStream_t>(ctx.stream));
-    if (err != cudaSuccess)
-      fail(ErrorKind::Device, m_label, ": fused convolution launch failed: ", cudaGetErrorString(err));
-  }
-
- private:
-  RunFn m_run;
-  std::string m_label;
-};
-
 // Values in [0, 1) (never zeros: they run faster) from a hash of the index, made on the device: a host loop over
 // the input per candidate (74 M values for conv1 at batch 10000) made a new batch size's first plan take 13 s.
 template <class T>
@@ -140,21 +126,6 @@ __global__ void fill_timing_input(T* x, int64_t n) {
     x[i] = dev::from_float<T>(static_cast<float>(h >> 8) / 16777216.f);
   }
 }
-
-// A timing run's input and output on the device, freed however the timing ends.
-struct TimingBuffers {
-  Backend& backend;
-  void* x = nullptr;
-  void* y = nullptr;
-  TimingBuffers(Backend& b, size_t x_bytes, size_t y_bytes) : backend(b) {
-    x = backend.allocate(x_bytes);
-    y = backend.allocate(y_bytes);
-  }
-  ~TimingBuffers() {
-    backend.deallocate(y);
-    backend.deallocate(x);
-  }
-};
 
 // The tile configuration: IE_TUNE=off takes the heuristic's first; otherwise the device's tuning cache answers, or
 // every candidate is timed once (search: always) and the winner stored.
@@ -173,21 +144,17 @@ const Candidate& choose_config(const KernelInit& init, const fc::ConvPoolShape& 
       if (hit->text("config") == c.name) return c;
   const int64_t in_count = int64_t(s.n) * s.c * s.h * s.w;
   const int64_t out_count = int64_t(s.n) * s.k * fc::pooled_h(s) * fc::pooled_w(s);
-  TimingBuffers buffers(*init.backend, static_cast<size_t>(in_count) * dtype_size(in_type),
-                        static_cast<size_t>(out_count) * dtype_size(storage));
+  fused_conv_select::DeviceScratch scratch(*init.backend);
+  void* x = scratch.get(static_cast<size_t>(in_count) * dtype_size(in_type));
+  void* y = scratch.get(static_cast<size_t>(out_count) * dtype_size(storage));
   auto stream = static_cast<cudaStream_t>(init.backend->stream());
-  fused_conv_select::fill_timing_values(in_type, buffers.x, in_count, stream);
-  const Candidate* best = nullptr;
-  double best_ms = 0;
+  fused_conv_select::fill_timing_values(in_type, x, in_count, stream);
   TuneRecord record;
-  for (const Candidate& c : candidates) {
-    const double ms = fused_conv_select::time_candidate(c, buffers.x, buffers.y, stream);
-    record.set("ms_" + c.name, ms);
-    if (!best || ms < best_ms) best = &c, best_ms = ms;
-  }
-  record.set("config", best->name).set("time_ms", best_ms);
+  double best_ms = 0;
+  const Candidate& best = fused_conv_select::fastest(candidates, x, y, stream, &record, &best_ms);
+  record.set("config", best.name).set("time_ms", best_ms);
   cache.store(kernel, shape, mode, record);
-  return *best;
+  return best;
 }
 
 }  // namespace
@@ -197,6 +164,22 @@ namespace fused_conv_select {
 std::mutex& timing_mutex() {
   static std::mutex mutex;  // one timing at a time: concurrent ones on one GPU disturb each other
   return mutex;
+}
+
+void RunKernel::run(KernelContext& ctx) {
+  cudaError_t err = m_run(ctx.inputs[0].data, ctx.outputs[0].data, static_cast<cudaStream_t>(ctx.stream));
+  if (err != cudaSuccess) fail(ErrorKind::Device, m_label, ": ", m_what, " launch failed: ", cudaGetErrorString(err));
+}
+
+const Candidate& fastest(const std::vector<Candidate>& candidates, const void* x, void* y, cudaStream_t stream,
+                         TuneRecord* record, double* best_ms) {
+  const Candidate* best = nullptr;
+  for (const Candidate& c : candidates) {
+    const double ms = time_candidate(c, x, y, stream);
+    record->set("ms_" + c.name, ms);
+    if (!best || ms < *best_ms) best = &c, *best_ms = ms;
+  }
+  return *best;
 }
 
 double time_candidate(const Candidate& c, const void* x, void* y, cudaStream_t stream) {
@@ -381,7 +364,7 @@ namespace {
 std::unique_ptr<Kernel> make_fused_conv(const KernelInit& init) {
   RunFn run = fused_conv_select::fused_conv_run(init);
   if (!run) return nullptr;
-  return std::make_unique<FusedConvKernel>(std::move(run), init.node.label());
+  return std::make_unique<fused_conv_select::RunKernel>(std::move(run), init.node.label(), "fused convolution");
 }
 
 }  // namespace

@@ -28,20 +28,6 @@ namespace sel = ie::fused_conv_select;
 constexpr int64_t kPairHeuristicMaxBatch = 256;  // IE_TUNE=off: the pair up to this batch (lab, H200: see above)
 constexpr const char* kApart = "apart";
 
-class FusedConvPairKernel : public Kernel {
- public:
-  FusedConvPairKernel(sel::RunFn run, std::string label) : m_run(std::move(run)), m_label(std::move(label)) {}
-  void run(KernelContext& ctx) override {
-    cudaError_t err = m_run(ctx.inputs[0].data, ctx.outputs[0].data, static_cast<cudaStream_t>(ctx.stream));
-    if (err != cudaSuccess)
-      fail(ErrorKind::Device, m_label, ": fused convolution pair launch failed: ", cudaGetErrorString(err));
-  }
-
- private:
-  sel::RunFn m_run;
-  std::string m_label;
-};
-
 // The pair's configurations for the two shapes (bulk staging where the image is whole 16-byte chunks, else loads).
 template <class Word, class TIn, class T>
 void add_pair_candidates(const fc::ConvPoolShape& s1, const fc::ConvPoolShape& s2, fc::Variant v, const void* w1,
@@ -61,17 +47,6 @@ void add_pair_candidates(const fc::ConvPoolShape& s1, const fc::ConvPoolShape& s
   add(fc::PairW8{});  // batch 1 and 128: 25% faster than the two apart (lab)
   add(fc::PairW4{});
 }
-
-// A timing's buffers on the device, freed however the timing ends.
-struct DeviceScratch {
-  Backend& backend;
-  std::vector<void*> blocks;
-  explicit DeviceScratch(Backend& b) : backend(b) {}
-  void* get(size_t bytes) { return blocks.emplace_back(backend.allocate(bytes)); }
-  ~DeviceScratch() {
-    for (void* p : blocks) backend.deallocate(p);
-  }
-};
 
 // The sub-step of one part (a FusedConv node) as the set would plan it alone.
 struct Part {
@@ -120,6 +95,28 @@ std::unique_ptr<Kernel> make_fused_conv_pair(const KernelInit& init) {
   fc::DeviceLimits limits;
   if (fc::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
 
+  // What is decided without the pair's kernels comes first (the two apart: no weights packed for the pair).
+  if (const char* single = std::getenv("IE_FUSED_CONV_CONFIG"); single && *single)
+    return init.decline("IE_FUSED_CONV_CONFIG forces the convolutions' own configurations");
+  const char* forced = std::getenv("IE_FUSED_CONV_PAIR_CONFIG");
+  if (forced && !*forced) forced = nullptr;
+  if (forced && std::string(forced) == kApart) return init.decline("IE_FUSED_CONV_PAIR_CONFIG=apart");
+  const bool tuned = tune_mode() != TuneMode::Off && init.backend;
+  if (!forced && !tuned && s1.n > kPairHeuristicMaxBatch)
+    return init.decline("the two convolutions run apart beyond ", kPairHeuristicMaxBatch, " images (IE_TUNE=off)");
+  // Tuned: the pair's configurations against the two parts' own kernels (each tuned as for its own step).
+  TuningCache* cache = tuned ? &tuning_cache_for(cuda::tuning_device_key(cuda::state_of(init.backend_state))) : nullptr;
+  const std::string kernel = concat("fused_conv_pair_", static_cast<int>(v));
+  const std::string shape = concat(s1.n, ",", s1.c, ",", s1.h, ",", s1.w, "/", s1.k, ",", s1.r, "/", s2.k, ",", s2.r,
+                                   "/", s2.pool_window, "/", dtype_name(storage), float_in ? "/in:float32" : "");
+  const std::string mode = precision_name(init.precision);
+  auto decline_apart = [&](const TuneRecord& r) {
+    return init.decline("the two convolutions run faster apart at this batch (", r.number("apart_ms").value_or(0),
+                        " ms against the pair's ", r.number("pair_ms").value_or(0), ")");
+  };
+  const std::optional<TuneRecord> hit = cache && !forced ? cache->lookup(kernel, shape, mode) : std::nullopt;
+  if (hit && hit->text("config") == kApart) return decline_apart(*hit);
+
   // Weights in the two kernels' layouts (the same packing as the parts' own kernels), biases in fp32.
   fc::ConvPoolShape one1 = s1, one2 = s2;
   one1.n = one2.n = 1;
@@ -150,43 +147,25 @@ std::unique_ptr<Kernel> make_fused_conv_pair(const KernelInit& init) {
                                                                      &candidates, &why);
   });
   if (candidates.empty()) return init.decline(why);
-  auto make = [&](const sel::Candidate& c) { return std::make_unique<FusedConvPairKernel>(c.run, node.label()); };
 
-  if (const char* single = std::getenv("IE_FUSED_CONV_CONFIG"); single && *single)
-    return init.decline("IE_FUSED_CONV_CONFIG forces the convolutions' own configurations");
-  if (const char* forced = std::getenv("IE_FUSED_CONV_PAIR_CONFIG"); forced && *forced) {
-    if (std::string(forced) == kApart) return init.decline("IE_FUSED_CONV_PAIR_CONFIG=apart");
+  auto make = [&](const sel::Candidate& c) {
+    return std::make_unique<sel::RunKernel>(c.run, node.label(), "fused convolution pair");
+  };
+  if (forced) {
     for (const sel::Candidate& c : candidates)
       if (c.name == forced) return make(c);
     return init.decline("IE_FUSED_CONV_PAIR_CONFIG=", forced, " is not a configuration for these shapes");
   }
-  if (tune_mode() == TuneMode::Off || !init.backend) {
-    if (s1.n > kPairHeuristicMaxBatch)
-      return init.decline("the two convolutions run apart beyond ", kPairHeuristicMaxBatch, " images (IE_TUNE=off)");
-    return make(candidates.front());
-  }
-
-  // Tuned: the pair's configurations against the two parts' own kernels (each tuned as for its own step).
-  TuningCache& cache = tuning_cache_for(cuda::tuning_device_key(cuda::state_of(init.backend_state)));
-  const std::string kernel = concat("fused_conv_pair_", static_cast<int>(v));
-  const std::string shape = concat(s1.n, ",", s1.c, ",", s1.h, ",", s1.w, "/", s1.k, ",", s1.r, "/", s2.k, ",", s2.r,
-                                   "/", s2.pool_window, "/", dtype_name(storage), float_in ? "/in:float32" : "");
-  const std::string mode = precision_name(init.precision);
-  auto decline_apart = [&](const TuneRecord& r) {
-    return init.decline("the two convolutions run faster apart at this batch (", r.number("apart_ms").value_or(0),
-                        " ms against the pair's ", r.number("pair_ms").value_or(0), ")");
-  };
-  if (std::optional<TuneRecord> hit = cache.lookup(kernel, shape, mode)) {
-    if (hit->text("config") == kApart) return decline_apart(*hit);
+  if (!tuned) return make(candidates.front());
+  if (hit)
     for (const sel::Candidate& c : candidates)
       if (hit->text("config") == c.name) return make(c);
-  }
   std::string why1, why2;
   KernelInit init1 = first.init(init), init2 = second.init(init);
   init1.declined = &why1, init2.declined = &why2;
   sel::RunFn run1 = sel::fused_conv_run(init1), run2 = sel::fused_conv_run(init2);
   std::lock_guard<std::mutex> lock(sel::timing_mutex());
-  DeviceScratch scratch(*init.backend);
+  sel::DeviceScratch scratch(*init.backend);
   const int64_t in_count = int64_t(s1.n) * s1.c * s1.h * s1.w;
   const int64_t map_count = int64_t(s2.n) * s2.c * s2.h * s2.w;
   const int64_t out_count = int64_t(s2.n) * s2.k * fc::pooled_h(s2) * fc::pooled_w(s2);
@@ -195,14 +174,9 @@ std::unique_ptr<Kernel> make_fused_conv_pair(const KernelInit& init) {
   void* ty = scratch.get(static_cast<size_t>(out_count) * dtype_size(storage));
   auto stream = static_cast<cudaStream_t>(init.backend->stream());
   sel::fill_timing_values(x.dtype, tx, in_count, stream);
-  const sel::Candidate* best = nullptr;
-  double best_ms = 0;
   TuneRecord record;
-  for (const sel::Candidate& c : candidates) {
-    const double ms = sel::time_candidate(c, tx, ty, stream);
-    record.set("ms_" + c.name, ms);
-    if (!best || ms < best_ms) best = &c, best_ms = ms;
-  }
+  double best_ms = 0;
+  const sel::Candidate* best = &sel::fastest(candidates, tx, ty, stream, &record, &best_ms);
   record.set("pair_ms", best_ms);
   if (run1 && run2) {
     const sel::Candidate apart{kApart, [&](const void* in, void* out, cudaStream_t s) {
@@ -213,12 +187,12 @@ std::unique_ptr<Kernel> make_fused_conv_pair(const KernelInit& init) {
     record.set("apart_ms", ms);
     if (ms < best_ms) {
       record.set("config", kApart).set("time_ms", ms);
-      cache.store(kernel, shape, mode, record);
+      cache->store(kernel, shape, mode, record);
       return decline_apart(record);
     }
   }
   record.set("config", best->name).set("time_ms", best_ms);
-  cache.store(kernel, shape, mode, record);
+  cache->store(kernel, shape, mode, record);
   return make(*best);
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend/backend.h"
+#include "engine/profile/tuning_cache.h"
 #include "engine/registry/op_def.h"
 #include "layers/fused_conv/fused_conv_cuda.cuh"
 
@@ -23,6 +25,31 @@ using RunFn = std::function<cudaError_t(const void* x, void* y, cudaStream_t str
 struct Candidate {
   std::string name;
   RunFn run;
+};
+
+/// The step's kernel: one configured launch on the step's stream; a launch error names the node and `what` ran.
+class RunKernel : public Kernel {
+ public:
+  RunKernel(RunFn run, std::string label, std::string what)
+      : m_run(std::move(run)), m_label(std::move(label)), m_what(std::move(what)) {}
+  void run(KernelContext& ctx) override;
+
+ private:
+  RunFn m_run;
+  std::string m_label, m_what;
+};
+
+/// Device buffers for a timing, freed however the timing ends.
+struct DeviceScratch {
+  Backend& backend;
+  std::vector<void*> blocks;
+  explicit DeviceScratch(Backend& b) : backend(b) {}
+  DeviceScratch(const DeviceScratch&) = delete;
+  DeviceScratch& operator=(const DeviceScratch&) = delete;
+  void* get(size_t bytes) { return blocks.emplace_back(backend.allocate(bytes)); }
+  ~DeviceScratch() {
+    for (void* p : blocks) backend.deallocate(p);
+  }
 };
 
 /// An ie.FusedConv node's convolution and pool as the kernels take them; false with the reason for shapes no fused
@@ -69,6 +96,11 @@ void with_mma_types(fused_conv::Variant v, bool float_in, F&& f) {
 
 /// Median milliseconds of `c` on `stream`, input x, output y (3 warm-up runs, then 9).
 double time_candidate(const Candidate& c, const void* x, void* y, cudaStream_t stream);
+
+/// Times every candidate (time_candidate), records each as "ms_<name>" in `record`, and returns the fastest with
+/// its time in *best_ms. `candidates` is not empty.
+const Candidate& fastest(const std::vector<Candidate>& candidates, const void* x, void* y, cudaStream_t stream,
+                         TuneRecord* record, double* best_ms);
 
 /// Fills n values of type t (float32, float16 or bfloat16) at x in [0, 1): timing inputs, never zeros.
 void fill_timing_values(DType t, void* x, int64_t n, cudaStream_t stream);

@@ -38,7 +38,7 @@ work() {
     env "$@" /usr/bin/time -f "wall %e s" $B/infer --config configs/convnet.yaml --backend auto \
       --input $data/t10k-images-idx3-ubyte.gz --labels $data/t10k-labels-idx1-ubyte.gz --min-accuracy 0.89 \
       --output $R/probs_$tag.npy --top-k 3 --json --precision fp16 ${EXTRA:-} > $R/mj_$tag.log 2>&1
-    python3 $R/mj_parse.py "$R/mj_$tag.log" "$tag"
+    $TORCH_PYTHON $R/mj_parse.py "$R/mj_$tag.log" "$tag"
   }
   mj first X=1
   mj warm1 X=1; mj warm2 X=1

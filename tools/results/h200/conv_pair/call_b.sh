@@ -5,19 +5,7 @@
 # source line at batch 10000 (ncu, tests/kernels/profile_lines.sh).
 source tools/results/h200/device_env.sh
 L=.device/lab
-cat > $R/mj_parse.py <<'PY'
-import json,sys
-txt=open(sys.argv[1]).read().splitlines()
-j=[json.loads(l) for l in txt if l.startswith('{')]
-w=[l for l in txt if l.startswith('wall')]
-if not j: print(sys.argv[2],'no json',txt[-3:]); sys.exit()
-j=j[0]; p=j['setup_phases_s']
-wall=float(w[0].split()[1]) if w else float('nan')
-print(f"{sys.argv[2]:>10}: wall {wall:.2f} main {j['main_s']:.3f} [before {j['before_setup_s']:.3f} device {p['device_start']:.3f} "
-      f"load {p['read_and_load']:.3f} sessions {p['sessions']:.3f} plan {p['plan']:.3f} first {p['first_run']:.3f} "
-      f"warm {p['warm_run']:.3f} staging {p['staging']:.3f} | run {j['run_s']:.4f} results {j['results_s']:.3f} "
-      f"write {j['write_s']:.3f} teardown {j['teardown_s']:.3f}] after main {wall-j['main_s']:.3f} prec {j['precision']}")
-PY
+cp tools/results/h200/conv_pair/mj_parse.py $R/mj_parse.py
 work() {
   nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv,noheader
   mj() {  # TAG PRECISION [ENV...]
@@ -25,7 +13,7 @@ work() {
     env "$@" /usr/bin/time -f "wall %e s" $B/infer --config configs/convnet.yaml --backend auto \
       --input $D/t10k-images-idx3-ubyte.gz --labels $D/t10k-labels-idx1-ubyte.gz --min-accuracy 0.89 \
       --output $R/probs_$tag.npy --top-k 3 --json --precision $prec ${EXTRA:-} > $R/mj_$tag.log 2>&1
-    python3 $R/mj_parse.py "$R/mj_$tag.log" "$tag"
+    $TORCH_PYTHON $R/mj_parse.py "$R/mj_$tag.log" "$tag"
   }
   rm -rf ~/.cache/inferengine
   mj fp16_first fp16 X=1

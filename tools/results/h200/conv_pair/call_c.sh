@@ -20,7 +20,7 @@ work() {
     /usr/bin/time -f "wall %e s" $B/infer --config configs/convnet.yaml --backend auto \
       --input $D/t10k-images-idx3-ubyte.gz --labels $D/t10k-labels-idx1-ubyte.gz --min-accuracy 0.89 \
       --output $R/probs_$1.npy --top-k 3 --json --precision $2 > $R/mj_$1.log 2>&1
-    echo "exit $?: $(python3 $R/mj_parse.py $R/mj_$1.log $1)"
+    echo "exit $?: $($TORCH_PYTHON $R/mj_parse.py $R/mj_$1.log $1)"
   }
   for i in 1 2 3; do mj fp16_$i fp16; done
   for i in 1 2 3; do mj auto_$i auto; done
