@@ -38,7 +38,7 @@ namespace fc = ie::fused_conv;
 using fused_conv_select::Candidate;
 using fused_conv_select::RunFn;
 
-constexpr int kMinTf32K = 64;  // products per output below which tf32 mode runs the FFMA variant
+constexpr int kMinTf32K = 64;  // products per output below which tf32 mode runs FFMA or split bf16 products
 
 bool all_equal(const std::vector<int64_t>& v, int64_t value) {
   for (int64_t x : v)
@@ -275,12 +275,14 @@ RunFn fused_conv_run(const KernelInit& init) {
   // The candidates, in the heuristic's order: the stacked kernel first where it takes the shape (lab, batch
   // 10000, bf16: conv1 0.39 ms against 2.07, conv2 0.43 against 1.11), then the pixels-on-M tiles.
   std::vector<Candidate> candidates;
-  // In tf32 mode short products stay in fp32 (FFMA): with conv1 (K = 49) in tf32 the conv net's probabilities
-  // missed the tf32 gate (rel L2 1.01e-3 against 1e-3 allowed); with FFMA they meet it.
+  // In tf32 mode short products are not rounded to TF32 once: with conv1 (K = 49) in tf32 the conv net's
+  // probabilities missed the tf32 gate (rel L2 1.01e-3 against 1e-3 allowed). They run in FFMA or, where the
+  // pool-on-M kernel takes the shape, as split bf16 products (hi and lo words, three MMAs: fc::WordBf16x3).
   const bool short_k = shape.c * shape.r * shape.r < kMinTf32K;
-  std::string stacked_why = v == fc::Variant::kFfma              ? "strict fp32"
-                            : v == fc::Variant::kTf32 && short_k ? "tf32 mode keeps products shorter than 64 in fp32"
-                                                                 : fc::stacked_unsupported(shape, v);
+  std::string stacked_why = v == fc::Variant::kFfma ? "strict fp32"
+                            : v == fc::Variant::kTf32 && short_k
+                                ? "tf32 mode keeps products shorter than 64 off one TF32 rounding"
+                                : fc::stacked_unsupported(shape, v);
   if (stacked_why.empty() && fc::shared_rows_unsupported(shape, v).empty()) {
     const void* packed = init.prepared("shared_rows/" + packed_suffix, [&] {
       Tensor w32 = weights32();

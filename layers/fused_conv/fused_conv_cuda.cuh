@@ -365,6 +365,25 @@ struct Word16 {
 using WordBf16 = Word16<__nv_bfloat16>;
 using WordF16 = Word16<__half>;
 
+// tf32 mode's split products: an fp32 operand as hi + lo in bf16 (hi = bf16(x), lo = bf16(x - hi); x - hi is exact)
+// and three m16n8k16 products, lo x hi + hi x lo + hi x hi (lo x lo, ~2^-18 relative, dropped). A product's
+// relative error is then about 2^-16, 30 times under one TF32 rounding's 2^-11, for 3/2 of tf32's MMA issue per K
+// (three k16 MMAs against two k8). Kernels that take it stage hi and lo words apart and hold hi and lo weights.
+struct WordBf16x3 : Word16<__nv_bfloat16> {
+  // The low part of v given its rounded high part h: zero where h is not finite (a NaN or inf stays in hi alone).
+  __host__ __device__ static float low_part(float v, float h) {
+    return (float_bits(h) & 0x7f800000u) == 0x7f800000u ? 0.f : v - h;
+  }
+  // hi and lo words of the element pair v (hi as WordBf16::pack lays it out).
+  __host__ __device__ static void split(const float* v, uint32_t* hi, uint32_t* lo) {
+    *hi = pack(v);
+    const float r[2] = {low_part(v[0], bits_float(*hi << 16)), low_part(v[1], bits_float(*hi & 0xffff0000u))};
+    *lo = pack(r);
+  }
+};
+template <class Word>
+constexpr bool kSplitWord = std::is_same_v<Word, WordBf16x3>;
+
 struct WordTf32 {
   static constexpr int kE = 1;
   __host__ __device__ static uint32_t pack(const float* v) { return tf32_rna(v[0]); }

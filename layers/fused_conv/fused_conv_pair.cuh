@@ -236,9 +236,9 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, Cfg::kMinBlocks)
           float acc[NT][4];
           uint32_t m[NT];
           if (nt0 + NT <= p1.ntiles)
-            poolm_mma_pass<Word, NT, KS1, true>(p1, a1, koff, row, nt0, bias1, acc);
+            poolm_mma_pass<Word, NT, KS1, true>(p1, a1, a1, koff, row, nt0, bias1, acc);
           else
-            poolm_mma_pass<Word, NT, KS1, false>(p1, a1, koff, row, nt0, bias1, acc);
+            poolm_mma_pass<Word, NT, KS1, false>(p1, a1, a1, koff, row, nt0, bias1, acc);
           FUSED_CONV_UNROLL
           for (int j = 0; j < NT; ++j) m[j] = poolm_pool_pair<TOut>(acc[j]);
           if constexpr (Cfg::kShuffleStore)

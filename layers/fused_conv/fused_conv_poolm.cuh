@@ -20,6 +20,8 @@
 // Bulk configurations (whole images of whole 16-byte chunks): thread 0 copies the next image's raw bytes into
 // shared memory by one cp.async.bulk while this one computes, and the staging is a conversion pass in shared
 // memory (at batch 10000 the per-thread loads' index arithmetic and latency were a third of the kernel's time).
+// tf32 mode runs the same products split (WordBf16x3: hi and lo bf16 words staged apart, three MMAs per k-step):
+// one TF32 rounding of conv1's inputs and weights put the conv net past the tf32 gate, the split's do not.
 // Depends on CUDA alone (tests/kernels/conv_poolm_lab.cu builds it with nvcc).
 #pragma once
 
@@ -31,7 +33,8 @@
 
 namespace ie::fused_conv {
 
-constexpr int kPoolMMaxKSteps = 16;  // c * rp / 2 k-steps whose A fragments stay in registers
+constexpr int kPoolMMaxKSteps = 16;      // c * rp / 2 k-steps whose A fragments stay in registers
+constexpr int kPoolMMaxSplitKSteps = 8;  // the same with hi and lo fragments (tf32 mode's split products)
 
 struct PoolMPlan {
   int n, c, h, w, k, r;
@@ -45,6 +48,7 @@ struct PoolMPlan {
   int plane_words;  // rows * pitch / 2
   int img_words;    // c * plane_words
   int tiles;        // n * bands
+  int split;        // tf32 mode (WordBf16x3): hi words, then lo words from img_words on; hi, then lo weights
   int smem_bytes;
   int vec2;                   // input rows start on even elements (w even): staged by element-pair loads
   FastDiv div_wpr, div_rows;  // staged word -> staged row -> input channel
@@ -59,13 +63,15 @@ struct PoolMPlan {
 
 // Why the kernel does not take a shape ("" when it does).
 inline std::string poolm_unsupported(const ConvPoolShape& s, Variant v) {
-  if (v != Variant::kMmaBf16 && v != Variant::kMmaF16) return "pool-on-M runs on bf16/fp16 Tensor Cores only";
+  if (v == Variant::kFfma) return "pool-on-M runs on Tensor Cores only (strict fp32 runs FFMA)";
   if (s.pool_window != 2 || s.pool_stride != 2) return "pool-on-M needs a 2x2 pool of stride 2";
   if (s.k > 4) return "pool-on-M takes at most 4 output channels (4 pool positions x 4 channels in M)";
   if (s.r > 7) return "pool-on-M needs a kernel of at most 7x7 (its patch is 8 columns)";
   if (s.pad != 0) return "pool-on-M takes unpadded convolutions";
   if (s.c * ((s.r + 2) / 2) > kPoolMMaxKSteps)
     return "pool-on-M keeps at most 16 k-steps of weights in registers (input channels x patch rows / 2)";
+  if (v == Variant::kTf32 && s.c * ((s.r + 2) / 2) > kPoolMMaxSplitKSteps)
+    return "pool-on-M in tf32 mode (split bf16 products) keeps at most 8 k-steps of hi and lo weights in registers";
   return "";
 }
 
@@ -94,7 +100,8 @@ inline bool make_poolm_plan(const ConvPoolShape& s, Variant v, int smem_limit, P
   p.rows = 2 * (p.pb - 1) + p.rp;  // staged rows of a band (zeros past the image)
   p.plane_words = p.rows * p.pitch / 2;
   p.img_words = s.c * p.plane_words;
-  p.smem_bytes = p.img_words * 4;
+  p.split = v == Variant::kTf32;
+  p.smem_bytes = p.img_words * 4 * (p.split ? 2 : 1);
   p.vec2 = s.w % 2 == 0;
   p.div_wpr = FastDiv(p.pitch / 2);
   p.div_rows = FastDiv(p.rows);
@@ -139,60 +146,75 @@ inline bool plan_poolm(const ConvPoolShape& s, Variant v, int smem_limit, PoolMP
   return make_poolm_plan(s, v, smem_limit, out, why, Cfg::kRows, Cfg::kBulk ? static_cast<int>(sizeof(TIn)) : 0);
 }
 
-inline size_t poolm_weight_bytes(const PoolMPlan& p) { return static_cast<size_t>(p.ksteps) * 32 * 16; }
-
-// The packed A fragments (pack_a_fragments) of poolm_weight, rounded to the Word's type. Host, once per engine.
-template <class Word>
-inline void poolm_pack_weights(const PoolMPlan& p, const float* w, uint4* out) {
-  pack_a_fragments<Word>(
-      p.ksteps, [&](int m, int k) { return poolm_weight(p, w, m, k); }, out);
+inline size_t poolm_weight_bytes(const PoolMPlan& p) {
+  return static_cast<size_t>(p.ksteps) * 32 * 16 * (p.split ? 2 : 1);
 }
 
-// The same in a Tensor Core variant's operand type (bf16 or fp16).
+// The packed A fragments (pack_a_fragments) of poolm_weight, rounded to the Word's type; for WordBf16x3 the hi
+// fragments, then the lo ones. Host, once per engine.
+template <class Word>
+inline void poolm_pack_weights(const PoolMPlan& p, const float* w, uint4* out) {
+  if constexpr (kSplitWord<Word>) {
+    auto hi = [&](int m, int k) {
+      const float v[2] = {poolm_weight(p, w, m, k), 0.f};
+      return Word::unpack(Word::pack(v), 0);
+    };
+    pack_a_fragments<WordBf16>(p.ksteps, hi, out);
+    pack_a_fragments<WordBf16>(
+        p.ksteps, [&](int m, int k) { return Word::low_part(poolm_weight(p, w, m, k), hi(m, k)); },
+        out + p.ksteps * 32);
+  } else {
+    pack_a_fragments<Word>(
+        p.ksteps, [&](int m, int k) { return poolm_weight(p, w, m, k); }, out);
+  }
+}
+
+// The same in a Tensor Core variant's operand type (bf16, fp16, or split bf16 in tf32 mode).
 inline void poolm_pack_weights(const PoolMPlan& p, Variant v, const float* w, uint4* out) {
   if (v == Variant::kMmaF16)
     poolm_pack_weights<WordF16>(p, w, out);
+  else if (v == Variant::kTf32)
+    poolm_pack_weights<WordBf16x3>(p, w, out);
   else
     poolm_pack_weights<WordBf16>(p, w, out);
 }
 
 // Tile configurations: warps per CTA (each warp takes pooled rows in turn), n-tiles per pass (independent
-// accumulators), pooled rows per tile (0: the whole image; fewer give a small batch more CTAs).
-struct PoolMW4N5 {
+// accumulators), pooled rows per tile (0: the whole image; fewer give a small batch more CTAs), whole images staged
+// by bulk copy (the next one in flight while this one computes), and CTAs per SM the registers are capped for.
+template <int Warps, int NT, int Rows, bool Bulk, int MinBlocks>
+struct PoolMCfg {
+  static constexpr int kWarps = Warps, kNT = NT, kRows = Rows;
+  static constexpr bool kBulk = Bulk;
+  static constexpr int kMinBlocks = MinBlocks;
+};
+struct PoolMW4N5 : PoolMCfg<4, 5, 0, false, 1> {
   static constexpr const char* kName = "poolm_w4_n5";
-  static constexpr int kWarps = 4, kNT = 5, kRows = 0;
-  static constexpr bool kBulk = false;
-  static constexpr int kMinBlocks = 1;
 };
-struct PoolMW8N5 {
+struct PoolMW8N5 : PoolMCfg<8, 5, 0, false, 1> {
   static constexpr const char* kName = "poolm_w8_n5";
-  static constexpr int kWarps = 8, kNT = 5, kRows = 0;
-  static constexpr bool kBulk = false;
-  static constexpr int kMinBlocks = 1;
 };
-struct PoolMW4N1 {  // one n-tile at a time (the first version)
+struct PoolMW4N1 : PoolMCfg<4, 1, 0, false, 1> {  // one n-tile at a time (the first version)
   static constexpr const char* kName = "poolm_w4_n1";
-  static constexpr int kWarps = 4, kNT = 1, kRows = 0;
-  static constexpr bool kBulk = false;
-  static constexpr int kMinBlocks = 1;
 };
-struct PoolMW4N5R4 {  // bands of 4 pooled rows: one warp-row each, 10 tiles per conv1 image
+struct PoolMW4N5R4
+    : PoolMCfg<4, 5, 4, false, 1> {  // bands of 4 pooled rows: one warp-row each, 10 tiles per conv1 image
   static constexpr const char* kName = "poolm_w4_n5_r4";
-  static constexpr int kWarps = 4, kNT = 5, kRows = 4;
-  static constexpr bool kBulk = false;
-  static constexpr int kMinBlocks = 1;
 };
-struct PoolMW4N5Bulk {  // whole images staged by bulk copy, the next one in flight while this one computes
+struct PoolMW4N5Bulk : PoolMCfg<4, 5, 0, true, 1> {
   static constexpr const char* kName = "poolm_w4_n5_bulk";
-  static constexpr int kWarps = 4, kNT = 5, kRows = 0;
-  static constexpr bool kBulk = true;
-  static constexpr int kMinBlocks = 1;
 };
-struct PoolMW8N5Bulk {  // registers capped for 3 CTAs per SM (80 instead of 93: 0.233 -> 0.206 ms at 10000)
+// Registers capped for 3 CTAs per SM (80 instead of 93: 0.233 -> 0.206 ms at 10000).
+struct PoolMW8N5Bulk : PoolMCfg<8, 5, 0, true, 3> {
   static constexpr const char* kName = "poolm_w8_n5_bulk";
-  static constexpr int kWarps = 8, kNT = 5, kRows = 0;
-  static constexpr bool kBulk = true;
-  static constexpr int kMinBlocks = 3;
+};
+// Split words (tf32 mode) hold twice the weights and B words: 80 registers spill there (156 bytes), so these two
+// keep 8 warps with 2 CTAs per SM, or 3 CTAs with 3 n-tiles at once.
+struct PoolMW8N5Bulk2 : PoolMCfg<8, 5, 0, true, 2> {
+  static constexpr const char* kName = "poolm_w8_n5_bulk_2cta";
+};
+struct PoolMW8N3Bulk : PoolMCfg<8, 3, 0, true, 3> {
+  static constexpr const char* kName = "poolm_w8_n3_bulk";
 };
 
 #ifdef __CUDACC__
@@ -244,61 +266,76 @@ __device__ __forceinline__ void poolm_stage(const PoolMPlan& p, const TIn* __res
     for (int u = 0; u < kStageUnroll; ++u) {
       const int i = base + u * nthreads;
       if (i >= total) break;
-      const int row = p.div_wpr.div(i);
-      s_img[staged_word(row, i - row * wpr, wpr)] = kCopy && p.vec2 ? bits[u] : Word::pack(f[u]);
+      const int row = p.div_wpr.div(i), at = staged_word(row, i - row * wpr, wpr);
+      if constexpr (kSplitWord<Word>) {
+        uint32_t hi, lo;
+        Word::split(f[u], &hi, &lo);
+        s_img[at] = hi, s_img[p.img_words + at] = lo;
+      } else {
+        s_img[at] = kCopy && p.vec2 ? bits[u] : Word::pack(f[u]);
+      }
     }
   }
 }
 
 // Bulk staging's second half: the raw image in shared memory (every input channel, [c][h][w] TIn) to operand
-// words as poolm_stage lays them out, a pair of staged rows' word per thread and step (one 64-bit store). Flat
-// plans (pitch == w) map word i of a channel to raw pair i, zero past the image's rows; others take poolm_stage's
-// index arithmetic.
+// words as poolm_stage lays them out, a pair of staged rows' word per thread and step (one 64-bit store; split
+// words: a second one, the lo words). Flat plans (pitch == w) map word i of a channel to raw pair i, zero past the
+// image's rows; others take poolm_stage's index arithmetic.
 template <class Word, class TIn>
 __device__ __forceinline__ void poolm_convert(const PoolMPlan& p, const TIn* raw, uint32_t* s_img, int tid,
                                               int nthreads) {
   constexpr bool kCopy = sizeof(TIn) == 2 && std::is_same_v<Word, Word16<TIn>>;
   constexpr int kUnroll = 2;
   const int wpr = p.pitch / 2, items = p.img_words / 2, hw2 = p.h * p.w / 2;
-  auto pack = [](TIn a, TIn b) {
-    float f[2] = {to_float(a), to_float(b)};
-    return Word::pack(f);
+  auto words = [](float a, float b) {  // a pair's operand word, and its lo word for split words
+    const float f[2] = {a, b};
+    uint2 r = make_uint2(0u, 0u);
+    if constexpr (kSplitWord<Word>)
+      Word::split(f, &r.x, &r.y);
+    else
+      r.x = Word::pack(f);
+    return r;
   };
-  auto raw_pair = [&](int q) {  // flat: raw element pair q as an operand word
+  auto raw_pair = [&](int q) {  // flat: raw element pair q
     if constexpr (kCopy) {
-      return reinterpret_cast<const uint32_t*>(raw)[q];
+      return make_uint2(reinterpret_cast<const uint32_t*>(raw)[q], 0u);
     } else if constexpr (sizeof(TIn) == 4) {
       const float2 v = reinterpret_cast<const float2*>(raw)[q];
-      float f[2] = {v.x, v.y};
-      return Word::pack(f);
+      return words(v.x, v.y);
     } else {
-      return pack(raw[2 * q], raw[2 * q + 1]);
+      return words(to_float(raw[2 * q]), to_float(raw[2 * q + 1]));
     }
   };
   auto raw_word = [&](int r, int xw) {  // any plan: staged row r (over all channels), word xw
     const int ci = p.div_rows.div(r), yy = r - ci * p.rows, x0 = 2 * xw;
-    if (yy >= p.h || x0 >= p.w) return 0u;
+    if (yy >= p.h || x0 >= p.w) return make_uint2(0u, 0u);
     const TIn* src = raw + (ci * p.h + yy) * p.w + x0;
-    return pack(src[0], x0 + 1 < p.w ? src[1] : from_float<TIn>(0.f));
+    return words(to_float(src[0]), x0 + 1 < p.w ? to_float(src[1]) : 0.f);
   };
   for (int base = tid; base < items; base += kUnroll * nthreads) {
-    uint2 out[kUnroll];
+    uint2 w0[kUnroll], w1[kUnroll];  // the item's two words (staged rows 2 pr and 2 pr + 1): operand, lo
     FUSED_CONV_UNROLL
     for (int u = 0; u < kUnroll; ++u) {
       const int item = base + u * nthreads, pr = p.div_wpr.div(item), xw = item - pr * wpr;
-      out[u] = make_uint2(0u, 0u);
+      w0[u] = w1[u] = make_uint2(0u, 0u);
       if (item >= items) continue;
       if (p.flat) {
         const int i0 = 2 * pr * wpr + xw, ci = p.div_plane.div(i0), rem = i0 - ci * p.plane_words;
-        if (rem < hw2) out[u].x = raw_pair(ci * hw2 + rem);
-        if (rem + wpr < hw2) out[u].y = raw_pair(ci * hw2 + rem + wpr);
+        if (rem < hw2) w0[u] = raw_pair(ci * hw2 + rem);
+        if (rem + wpr < hw2) w1[u] = raw_pair(ci * hw2 + rem + wpr);
       } else {
-        out[u] = make_uint2(raw_word(2 * pr, xw), raw_word(2 * pr + 1, xw));
+        w0[u] = raw_word(2 * pr, xw), w1[u] = raw_word(2 * pr + 1, xw);
       }
     }
     FUSED_CONV_UNROLL
-    for (int u = 0; u < kUnroll; ++u)
-      if (base + u * nthreads < items) reinterpret_cast<uint2*>(s_img)[base + u * nthreads] = out[u];
+    for (int u = 0; u < kUnroll; ++u) {
+      const int item = base + u * nthreads;
+      if (item >= items) continue;
+      reinterpret_cast<uint2*>(s_img)[item] = make_uint2(w0[u].x, w1[u].x);
+      if constexpr (kSplitWord<Word>)
+        reinterpret_cast<uint2*>(s_img + p.img_words)[item] = make_uint2(w0[u].y, w1[u].y);
+    }
   }
 }
 
@@ -353,10 +390,12 @@ __device__ __forceinline__ void poolm_load_weights(const PoolMPlan& p, const uin
 
 // NT n-tiles of one pooled row at once, from `row` (the lane's word of the row's first staged pair, see the
 // kernel): independent accumulators, starting at `init`, keep NT MMAs in flight behind each k-step's loads.
-// kWhole: every n-tile holds pooled pixels (no per-tile bounds).
+// kWhole: every n-tile holds pooled pixels (no per-tile bounds). Split words add alo x B + A x B's lo words (at
+// p.img_words) before A x B.
 template <class Word, int NT, int KS, bool kWhole>
-__device__ __forceinline__ void poolm_mma_pass(const PoolMPlan& p, const uint32_t (&a)[KS][4], const int (&koff)[KS],
-                                               const uint32_t* row, int nt0, float init, float (&acc)[NT][4]) {
+__device__ __forceinline__ void poolm_mma_pass(const PoolMPlan& p, const uint32_t (&a)[KS][4],
+                                               const uint32_t (&alo)[KS][4], const int (&koff)[KS], const uint32_t* row,
+                                               int nt0, float init, float (&acc)[NT][4]) {
   FUSED_CONV_UNROLL
   for (int j = 0; j < NT; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = init;
   FUSED_CONV_UNROLL
@@ -367,6 +406,16 @@ __device__ __forceinline__ void poolm_mma_pass(const PoolMPlan& p, const uint32_
     FUSED_CONV_UNROLL
     for (int j = 0; j < NT; ++j)
       bw[j] = kWhole || nt0 + j < p.ntiles ? *reinterpret_cast<const uint2*>(base + 16 * j) : make_uint2(0u, 0u);
+    if constexpr (kSplitWord<Word>) {
+      uint2 bl[NT];
+      FUSED_CONV_UNROLL
+      for (int j = 0; j < NT; ++j)
+        bl[j] = kWhole || nt0 + j < p.ntiles ? *reinterpret_cast<const uint2*>(base + p.img_words + 16 * j)
+                                             : make_uint2(0u, 0u);
+      FUSED_CONV_UNROLL
+      for (int j = 0; j < NT; ++j)
+        if (kWhole || nt0 + j < p.ntiles) Word::mma(acc[j], alo[ks], bw[j]), Word::mma(acc[j], a[ks], bl[j]);
+    }
     FUSED_CONV_UNROLL
     for (int j = 0; j < NT; ++j)
       if (kWhole || nt0 + j < p.ntiles) Word::mma(acc[j], a[ks], bw[j]);
@@ -389,9 +438,10 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, Cfg::kMinBlocks)
   constexpr int NT = Cfg::kNT;
   extern __shared__ __align__(16) uint32_t s_img[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
-  uint32_t a[KS][4];
+  uint32_t a[KS][4], alo[KS][4];  // alo: split words' lo weights (unused otherwise)
   int koff[KS];
   poolm_load_weights(p, wpk, lane, a, koff);
+  if constexpr (kSplitWord<Word>) poolm_load_weights(p, wpk + p.ksteps * 32, lane, alo, koff);
   const int ch = g & 3;
   const bool writer = (g & 4) == 0 && ch < p.k;  // after the dx shuffle, lanes g and g ^ 4 hold the same maxima
   constexpr bool kPacked = sizeof(TOut) == 2;
@@ -442,7 +492,7 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, Cfg::kMinBlocks)
       auto pass = [&](int nt0, auto whole_tag) {
         constexpr bool kWhole = decltype(whole_tag)::value;
         float acc[NT][4];
-        poolm_mma_pass<Word, NT, KS, kWhole>(p, a, koff, row, nt0, kPacked ? b : 0.f, acc);
+        poolm_mma_pass<Word, NT, KS, kWhole>(p, a, alo, koff, row, nt0, kPacked ? b : 0.f, acc);
         FUSED_CONV_UNROLL
         for (int j = 0; j < NT; ++j) {
           if (!kWhole && nt0 + j >= p.ntiles) break;
@@ -480,13 +530,16 @@ cudaError_t launch_poolm_ks(const PoolMPlan& p, const TIn* x, const uint4* w, co
                            stream, p, x, w, bias, y);
 }
 
-// x: [n][c][h][w] TIn; packed_w: poolm_pack_weights with Word (WordBf16 or WordF16) on the device; bias: [k] fp32
-// or nullptr; y: [n][k][ph][pw] TOut, 4-byte aligned; accumulation is fp32. `plan` from make_poolm_plan.
+// x: [n][c][h][w] TIn; packed_w: poolm_pack_weights with Word (WordBf16, WordF16 or, in tf32 mode, WordBf16x3) on
+// the device; bias: [k] fp32 or nullptr; y: [n][k][ph][pw] TOut, 4-byte aligned; accumulation is fp32. `plan`
+// from make_poolm_plan.
 template <class Cfg, class Word, class TIn, class TOut>
 cudaError_t launch_fused_conv_poolm(const PoolMPlan& plan, const TIn* x, const void* packed_w, const float* bias,
                                     TOut* y, cudaStream_t stream) {
   if (plan.n < 1) return cudaSuccess;
-  if (plan.ksteps > kPoolMMaxKSteps) return cudaErrorInvalidValue;
+  if (plan.ksteps > (kSplitWord<Word> ? kPoolMMaxSplitKSteps : kPoolMMaxKSteps) ||
+      (plan.split != 0) != kSplitWord<Word>)
+    return cudaErrorInvalidValue;
   PoolMPlan p = plan;
   // Pair loads need each row to start on an even element and the tensor on a pair's boundary (8 bytes for float);
   // bulk copies a 16-byte boundary (an unaligned input is staged by loads, in the same shared memory).
@@ -494,8 +547,9 @@ cudaError_t launch_fused_conv_poolm(const PoolMPlan& plan, const TIn* x, const v
   if ((reinterpret_cast<uintptr_t>(x) & 15) != 0) p.bulk = 0;
   const uint4* w = static_cast<const uint4*>(packed_w);
   if (p.ksteps <= 4) return launch_poolm_ks<Cfg, Word, TIn, TOut, 4>(p, x, w, bias, y, stream);
-  if (p.ksteps <= 8) return launch_poolm_ks<Cfg, Word, TIn, TOut, 8>(p, x, w, bias, y, stream);
-  return launch_poolm_ks<Cfg, Word, TIn, TOut, 16>(p, x, w, bias, y, stream);
+  if (kSplitWord<Word> || p.ksteps <= 8) return launch_poolm_ks<Cfg, Word, TIn, TOut, 8>(p, x, w, bias, y, stream);
+  if constexpr (!kSplitWord<Word>) return launch_poolm_ks<Cfg, Word, TIn, TOut, 16>(p, x, w, bias, y, stream);
+  return cudaErrorInvalidValue;
 }
 
 #endif  // __CUDACC__

@@ -14,7 +14,8 @@ using fused_conv_select::RunFn;
 // fused_conv_poolm.cuh), after the stacked candidates in the heuristic's order. Lab, H200, conv1 (float32 in,
 // bf16 out, ms): batch 1 0.0053 (bands of 4 pooled rows) against the stacked kernel's 0.0098; with whole images
 // staged by bulk copy (the next one in flight) 1000 0.0307 against 0.0393, 10000 0.206 against 0.306
-// (tools/results/h200/conv_poolm/, conv_profile/).
+// (tools/results/h200/conv_poolm/, conv_profile/). In tf32 mode, split products (float32 in and out) against the
+// FFMA kernel: 10000 0.388 against 2.416, 1000 0.0475 against 0.245 (tools/results/h200/tf32_split/).
 template <class Word, class TIn, class T>
 void poolm_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias, int smem_limit,
                       std::vector<Candidate>* out) {
@@ -32,6 +33,10 @@ void poolm_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* pac
   add(fc::PoolMW4N5R4{});
   add(fc::PoolMW4N5Bulk{});
   add(fc::PoolMW8N5Bulk{});
+  if constexpr (fc::kSplitWord<Word>) {  // 80 registers spill with split words (fused_conv_poolm.cuh)
+    add(fc::PoolMW8N5Bulk2{});
+    add(fc::PoolMW8N3Bulk{});
+  }
 }
 
 }  // namespace
@@ -39,6 +44,11 @@ void poolm_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* pac
 void fused_conv_select::add_poolm_candidates(const fc::ConvPoolShape& s, fc::Variant v, bool float_in,
                                              const void* packed, const float* bias, int smem_limit,
                                              std::vector<Candidate>* out) {
+  // tf32 mode: float32 in and out, the products split in hi and lo bf16 (fc::WordBf16x3).
+  if (v == fc::Variant::kTf32) {
+    if (!float_in) poolm_candidates<fc::WordBf16x3, float, float>(s, v, packed, bias, smem_limit, out);
+    return;
+  }
   fused_conv_select::with_mma_types<false>(v, float_in, [&](auto word, auto in, auto t) {
     poolm_candidates<decltype(word), decltype(in), decltype(t)>(s, v, packed, bias, smem_limit, out);
   });

@@ -2,6 +2,7 @@
 // CPU backend on odd shapes in every precision mode, pinned to the "cuda" kernel set so that a decline fails the
 // test rather than passing on the reference kernels; and the declines themselves, with their reasons.
 #include <cmath>
+#include <optional>
 
 #include "cuda_compare.h"
 #include "engine/backend/backend.h"
@@ -288,13 +289,16 @@ struct ForcedCase {
   bool taken;
 };
 
-// Each configuration forced on each case in fp16 and bf16 (`tag` names the graphs). A case it does not take is
+// Each configuration forced on each case in each of `modes` (`tag` names the graphs). A case it does not take is
 // declined (another kernel set, the node's parts, or no kernel: pooled, nothing else); one it takes matches the CPU,
 // and at a batch above 1 a NaN put in image 1 stays there and reaches every output the CPU's does (the zero
-// weights of padded taps may carry it one output further), then finite inputs match within the mode's tolerance.
+// weights of padded taps may carry it one output further), then finite inputs match within the mode's tolerance
+// (or `tol` where given).
 void check_forced_configs(const std::vector<ForcedCase>& cases, const std::vector<const char*>& configs,
-                          const std::string& tag) {
-  for (Precision p : {Precision::bf16, Precision::fp16})
+                          const std::string& tag,
+                          const std::vector<Precision>& modes = {Precision::bf16, Precision::fp16},
+                          std::optional<Tolerance> tol = std::nullopt) {
+  for (Precision p : modes)
     for (const ForcedCase& fcase : cases) {
       const FusedCase& c = fcase.c;
       const std::string what = describe(c);
@@ -318,7 +322,7 @@ void check_forced_configs(const std::vector<ForcedCase>& cases, const std::vecto
         CHECK(served_by(g, c.x, p) == kernel_set::kCuda);
         const std::vector<Tensor> got = run_graph_on(Path{kernel_set::kCuda, "", p}, g, {{"x", in[0]}});
         if (c.x[0] == 1) {
-          check_outputs_match(got, want, tolerance_of(p));
+          check_outputs_match(got, want, tol.value_or(tolerance_of(p)));
           continue;
         }
         const Tensor y = convert_floats(got[0], DType::Float32), ref = convert_floats(want[0], DType::Float32);
@@ -334,7 +338,8 @@ void check_forced_configs(const std::vector<ForcedCase>& cases, const std::vecto
         std::vector<Tensor> finite_in = inputs_of(c, what);
         const Graph g2 = graph_of(c, finite_in, tag + "_finite");
         check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g2, {{"x", finite_in[0]}}),
-                            run_graph_on(Path{kernel_set::kCpu}, g2, {{"x", finite_in[0]}}), tolerance_of(p));
+                            run_graph_on(Path{kernel_set::kCpu}, g2, {{"x", finite_in[0]}}),
+                            tol.value_or(tolerance_of(p)));
       }
     }
 }
@@ -391,6 +396,27 @@ TEST_CASE("cuda FusedConv: every pool-on-M configuration matches the CPU in fp16
           {{{3, 1, 33, 29}, 3, 5, 0, 2, 2}, false},    // 3828 bytes an image: not whole chunks
       },
       {"poolm_w4_n5_bulk", "poolm_w8_n5_bulk"}, "poolm_bulk");
+}
+
+// tf32 mode: the pool-on-M kernel's products split in hi and lo bf16 (three MMAs a k-step) for shapes of at most 8
+// k-steps; float32 in and out. The split keeps about 16 bits of each operand, so each configuration matches the
+// CPU's fp32 within 1e-4 (one TF32 rounding of inputs and weights is ~1e-3 here; tf32's own tolerance is 1e-2).
+TEST_CASE("cuda FusedConv: the pool-on-M kernel's split products in tf32 match the CPU's fp32 within 1e-4") {
+  IE_REQUIRE_GPU();
+  const std::vector<ForcedCase> cases = {
+      {{{1, 1, 86, 86}, 4, 7, 0, 2, 2}, true},     // conv1, batch 1
+      {{{1001, 1, 86, 86}, 4, 7, 0, 2, 2}, true},  // conv1, odd large batch
+      {{{5, 2, 20, 21}, 4, 3, 0, 2, 2}, true},     // 3x3, odd width, 2 input channels
+      {{{3, 1, 33, 29}, 3, 5, 0, 2, 2}, true},     // 5x5, floor pool
+      {{{2, 2, 30, 30}, 4, 6, 0, 2, 2}, true},     // even kernel, 8 k-steps
+      {{{2, 4, 30, 30}, 4, 6, 0, 2, 2}, false},    // 16 k-steps: more hi and lo weights than registers hold
+      {{{2, 1, 30, 30}, 4, 5, 1, 2, 2}, false},    // padding
+  };
+  const Tolerance split{1e-4, 1e-4};
+  check_forced_configs(cases, {"poolm_w4_n5", "poolm_w8_n5", "poolm_w4_n5_r4"}, "poolm_tf32", {Precision::tf32}, split);
+  check_forced_configs({cases[0], cases[1], cases[4]},
+                       {"poolm_w4_n5_bulk", "poolm_w8_n5_bulk", "poolm_w8_n5_bulk_2cta", "poolm_w8_n3_bulk"},
+                       "poolm_bulk_tf32", {Precision::tf32}, split);
 }
 
 // A NaN in the input reaches the pooled outputs over it (max and ReLU keep NaN, as the unfused ops do) and no other

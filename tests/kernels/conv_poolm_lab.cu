@@ -2,7 +2,7 @@
 // a float64 CPU reference (inputs and weights rounded to the operand type, as the kernel sees them), validation
 // on odd shapes and batches for each tile configuration and element type (a NaN in the input stays in its pooled
 // outputs, nothing is written past the batch), then timings of the conv net's conv1 (1 -> 4 channels, 7x7, 86x86,
-// 2x2 pool) against the stacked kernel the engine runs today, in the same run.
+// 2x2 pool) against the stacked kernel, and in tf32 mode (split products) against the FFMA kernel, in the same run.
 //
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
 //     tests/kernels/conv_poolm_lab.cu -o conv_poolm_lab
@@ -41,6 +41,16 @@
 //       w8 bulk 0.2435 -> 0.2329, and with w8's registers capped for 3 CTAs per SM (__launch_bounds__ minimum
 //       3: 80 registers instead of 93, kept) 0.2056; 1000 w8 bulk 0.0334 -> 0.0307; batch 1 w8 0.0129 -> 0.0095,
 //       r4 0.0056 -> 0.0052. 120 M warp instructions at 10000 (w8).
+//   P7. tf32 mode (float32 in and out): the same products split in hi and lo bf16 (fc::WordBf16x3: both images
+//       staged, hi and lo weights in registers, lo x hi + hi x lo + hi x hi per k-step), against the FFMA kernels
+//       tf32 mode ran conv1 on before (one TF32 rounding of conv1 put the conv net past the tf32 gate). Largest
+//       error against the unrounded float32 reference 0.8e-5 .. 1.2e-5 (tolerance 1e-4). 80 registers spill with
+//       split words (156 bytes for conv1's 4 k-steps), hence two configurations of their own: 8 warps at 2 CTAs
+//       per SM (poolm_w8_n5_bulk_2cta, 120 registers) and 3 n-tiles at 3 CTAs (poolm_w8_n3_bulk).
+//       tools/results/h200/tf32_split/call_a/, ms: 10000 FFMA w8_m4_px1024 2.416, split w4_n5_bulk 0.421,
+//       w8_n5_bulk (spilling) 0.553, w8_n5_bulk_2cta 0.388 (6.2x FFMA), w8_n3_bulk 0.478; 1000 FFMA 0.245, split
+//       2cta 0.0475; batch 1 FFMA rows 0.0119, split r4 0.0056. The conv net in tf32 at 10000: 1.84 ms on an H200
+//       (conv1 0.394, conv2 1.428 on the pixels-on-M tf32 kernel), from 3.78 on an H100 before.
 //   Next (P6's per-line counts, call_e/lines_bulk_w8.txt): the conversion pass is now about a fifth of the
 //   instructions (two FastDivs, bounds and two 8-byte loads per 64-bit store; for one input channel the plane
 //   division is not needed), the MMAs 13% and the B loads 10%. Beyond this kernel, conv1 + conv2 in one kernel
@@ -72,19 +82,32 @@ struct Case {
   int c, h, w, k, r;
 };
 
-// The operand type of a Word, for rounding on the host.
+// The operand type of a Word, for rounding on the host (split words: float32, unrounded: the kernel's hi + lo
+// carry about 16 bits of each operand).
 template <class Word>
 DT word_dt() {
-  return std::is_same_v<Word, fc::WordF16> ? DT::F16 : DT::BF16;
+  return fc::kSplitWord<Word> ? DT::F32 : std::is_same_v<Word, fc::WordF16> ? DT::F16 : DT::BF16;
+}
+template <class Word>
+Variant variant_of() {
+  return fc::kSplitWord<Word>                ? Variant::kTf32
+         : std::is_same_v<Word, fc::WordF16> ? Variant::kMmaF16
+                                             : Variant::kMmaBf16;
+}
+template <class Word>
+const char* word_name() {
+  return fc::kSplitWord<Word> ? "bf16x3" : std::is_same_v<Word, fc::WordF16> ? "f16" : "bf16";
 }
 
+// Float outputs against the float64 reference of the operands the kernel sees: 1e-4; split words against the
+// unrounded float32 operands: 1e-4 as well (one TF32 rounding of both operands gives ~1e-3 here).
 double tolerance(DT out) { return out == DT::BF16 ? 1e-2 : out == DT::F16 ? 2e-3 : 1e-4; }
 
 // One validation case: returns 1 on failure.
 template <class Cfg, class Word, class TIn, class TOut>
 int check(const Case& cs, int n, bool with_nan, uint64_t seed) {
   ConvPoolShape s{n, cs.c, cs.h, cs.w, cs.k, cs.r, 0, 2, 2};
-  const Variant v = std::is_same_v<Word, fc::WordF16> ? Variant::kMmaF16 : Variant::kMmaBf16;
+  const Variant v = variant_of<Word>();
   fc::PoolMPlan p;
   std::string why;
   cudaDeviceProp prop;
@@ -130,7 +153,7 @@ int check(const Case& cs, int n, bool with_nan, uint64_t seed) {
   const double tol = tolerance(lab::dt_of<TOut>());
   const bool ok = chk.passed(tol, with_nan);
   printf("%s  %-20s n=%-6d %-9s %-4s %s->%s  ks=%d ntiles=%d smem=%d  max err %.2e (tol %.0e)%s\n",
-         ok ? "PASS" : "FAIL", cs.name, n, Cfg::kName, op == DT::F16 ? "f16" : "bf16", lab::dt_name(lab::dt_of<TIn>()),
+         ok ? "PASS" : "FAIL", cs.name, n, Cfg::kName, word_name<Word>(), lab::dt_name(lab::dt_of<TIn>()),
          lab::dt_name(lab::dt_of<TOut>()), p.ksteps, p.ntiles, p.smem_bytes, chk.worst, tol,
          chk.notes(with_nan).c_str());
   return ok ? 0 : 1;
@@ -145,6 +168,8 @@ int check_types(const Case& cs, int n, bool with_nan, uint64_t seed) {
   f += check<Cfg, fc::WordF16, float, __half>(cs, n, with_nan, seed + 3);
   f += check<Cfg, fc::WordF16, __half, float>(cs, n, with_nan, seed + 4);
   f += check<Cfg, fc::WordF16, __nv_bfloat16, __half>(cs, n, with_nan, seed + 5);  // a 16-bit input converted
+  if (cs.c * ((cs.r + 2) / 2) <= fc::kPoolMMaxSplitKSteps)  // tf32 mode: float32 in and out, split products
+    f += check<Cfg, fc::WordBf16x3, float, float>(cs, n, with_nan, seed + 6);
   return f;
 }
 
@@ -177,6 +202,10 @@ int validate() {
       if (cs.c * cs.h * cs.w % 8 == 0) {  // whole 16-byte chunks for every input type
         failures += check_types<fc::PoolMW4N5Bulk>(cs, n, n == 7, seed += 10);
         failures += check_types<fc::PoolMW8N5Bulk>(cs, n, false, seed += 10);
+        if (cs.c * ((cs.r + 2) / 2) <= fc::kPoolMMaxSplitKSteps) {  // the split words' own configurations
+          failures += check<fc::PoolMW8N5Bulk2, fc::WordBf16x3, float, float>(cs, n, n == 7, seed += 10);
+          failures += check<fc::PoolMW8N3Bulk, fc::WordBf16x3, float, float>(cs, n, false, seed += 10);
+        }
       }
     }
   for (int n : {1, 7, 1000}) {
@@ -186,10 +215,15 @@ int validate() {
     failures += check_types<fc::PoolMW4N5R4>(kConv1, n, n == 1, seed += 10);
     failures += check_types<fc::PoolMW4N5Bulk>(kConv1, n, n == 7, seed += 10);
     failures += check_types<fc::PoolMW8N5Bulk>(kConv1, n, n == 1, seed += 10);
+    failures += check<fc::PoolMW8N5Bulk2, fc::WordBf16x3, float, float>(kConv1, n, n == 7, seed += 10);
+    failures += check<fc::PoolMW8N3Bulk, fc::WordBf16x3, float, float>(kConv1, n, n == 1, seed += 10);
   }
   if (10001 <= max_n) {
     failures += check<fc::PoolMW4N5, fc::WordBf16, float, __nv_bfloat16>(kConv1, 10001, true, seed += 10);
     failures += check<fc::PoolMW4N5Bulk, fc::WordBf16, float, __nv_bfloat16>(kConv1, 10001, true, seed += 10);
+    failures += check<fc::PoolMW8N5Bulk, fc::WordBf16x3, float, float>(kConv1, 10001, true, seed += 10);
+    failures += check<fc::PoolMW8N5Bulk2, fc::WordBf16x3, float, float>(kConv1, 10001, false, seed += 10);
+    failures += check<fc::PoolMW8N3Bulk, fc::WordBf16x3, float, float>(kConv1, 10001, true, seed += 10);
   }
   // A bulk configuration on a shape whose image is not whole 16-byte chunks declines with the reason.
   {
@@ -217,64 +251,88 @@ int validate() {
 
 constexpr int kSets = 3;  // rotated inputs
 
-void report(const std::string& name, const std::string& filter, FILE* csv, const ConvPoolShape& s, size_t in_bytes,
-            float ms) {
+void report(const std::string& name, FILE* csv, const ConvPoolShape& s, size_t in_bytes, size_t out_bytes, float ms) {
   const double flop = 2.0 * s.n * s.k * (2.0 * fc::pooled_h(s)) * (2.0 * fc::pooled_w(s)) * s.c * s.r * s.r;
-  const double bytes =
-      static_cast<double>(in_bytes) * s.n * s.c * s.h * s.w + 2.0 * s.n * s.k * fc::pooled_h(s) * fc::pooled_w(s);
+  const double bytes = static_cast<double>(in_bytes) * s.n * s.c * s.h * s.w +
+                       static_cast<double>(out_bytes) * s.n * s.k * fc::pooled_h(s) * fc::pooled_w(s);
   printf("  %-40s batch %6d %9.4f ms %7.1f TFLOP/s %7.0f GB/s\n", name.c_str(), s.n, ms, flop / ms / 1e9,
          bytes / ms / 1e6);
   if (csv) fprintf(csv, "%s,%d,%.5f,%.2f,%.1f\n", name.c_str(), s.n, ms, flop / ms / 1e9, bytes / ms / 1e6);
-  (void)filter;
 }
 
-template <class Cfg, class TIn>
-void time_poolm(const std::string& filter, FILE* csv, int n, cudaStream_t stream) {
-  const std::string name = std::string(Cfg::kName) + " " + lab::dt_name(lab::dt_of<TIn>()) + "->bf16";
-  if (!filter.empty() && name.find(filter) == std::string::npos) return;
-  ConvPoolShape s{n, kConv1.c, kConv1.h, kConv1.w, kConv1.k, kConv1.r, 0, 2, 2};
-  fc::PoolMPlan p;
-  std::string why;
-  if (!fc::plan_poolm<Cfg, TIn>(s, Variant::kMmaBf16, 227 * 1024, &p, &why)) return;
-  std::vector<float> w(s.k * s.c * s.r * s.r, 0.05f), b(s.k, 0.1f);
-  std::vector<uint4> packed(fc::poolm_weight_bytes(p) / 16);
-  fc::poolm_pack_weights<fc::WordBf16>(p, w.data(), packed.data());
-  DeviceBuf dw(packed.size() * 16), db(s.k * 4), dy(static_cast<size_t>(n) * s.k * p.ph * p.pw * 2);
-  CUDA_CHECK(cudaMemcpy(dw.p, packed.data(), packed.size() * 16, cudaMemcpyHostToDevice));
+// Times launch(x, w, bias, y) on the conv net's conv1 at batch s.n: `packed` (host bytes) the kernel's weights,
+// weights 0.05 and bias 0.1 (the timing's values; the checks use random ones), TIn in, out_size bytes an output.
+template <class TIn, class Launch>
+void time_conv1(const std::string& name, FILE* csv, const ConvPoolShape& s, const void* packed, size_t packed_bytes,
+                size_t out_size, cudaStream_t stream, Launch launch) {
+  const std::vector<float> b(s.k, 0.1f);
+  DeviceBuf dw(packed_bytes), db(s.k * 4),
+      dy(static_cast<size_t>(s.n) * s.k * fc::pooled_h(s) * fc::pooled_w(s) * out_size);
+  CUDA_CHECK(cudaMemcpy(dw.p, packed, packed_bytes, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(db.p, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
   auto xs = lab::rotated_inputs<TIn>(static_cast<size_t>(s.n) * s.c * s.h * s.w, kSets);
   const float ms = lab::median_ms(
       [&](int i) {
-        CUDA_CHECK((fc::launch_fused_conv_poolm<Cfg, fc::WordBf16, TIn, __nv_bfloat16>(
-            p, static_cast<const TIn*>(xs[i % kSets]->p), dw.p, static_cast<const float*>(db.p),
-            static_cast<__nv_bfloat16*>(dy.p), stream)));
+        CUDA_CHECK(launch(static_cast<const TIn*>(xs[i % kSets]->p), dw.p, static_cast<const float*>(db.p), dy.p));
       },
       stream);
-  report(name, filter, csv, s, sizeof(TIn), ms);
+  report(name, csv, s, sizeof(TIn), out_size, ms);
+}
+
+ConvPoolShape conv1_at(int n) { return {n, kConv1.c, kConv1.h, kConv1.w, kConv1.k, kConv1.r, 0, 2, 2}; }
+bool filtered_out(const std::string& filter, const std::string& name) {
+  return !filter.empty() && name.find(filter) == std::string::npos;
+}
+
+template <class Cfg, class TIn, class Word = fc::WordBf16, class TOut = __nv_bfloat16>
+void time_poolm(const std::string& filter, FILE* csv, int n, cudaStream_t stream) {
+  const std::string name = std::string(Cfg::kName) + " " + word_name<Word>() + " " + lab::dt_name(lab::dt_of<TIn>()) +
+                           "->" + lab::dt_name(lab::dt_of<TOut>());
+  const ConvPoolShape s = conv1_at(n);
+  fc::PoolMPlan p;
+  std::string why;
+  if (filtered_out(filter, name) || !fc::plan_poolm<Cfg, TIn>(s, variant_of<Word>(), 227 * 1024, &p, &why)) return;
+  const std::vector<float> w(s.k * s.c * s.r * s.r, 0.05f);
+  std::vector<uint4> packed(fc::poolm_weight_bytes(p) / 16);
+  fc::poolm_pack_weights<Word>(p, w.data(), packed.data());
+  time_conv1<TIn>(name, csv, s, packed.data(), packed.size() * 16, sizeof(TOut), stream,
+                  [&](const TIn* x, const void* dw, const float* bias, void* y) {
+                    return fc::launch_fused_conv_poolm<Cfg, Word, TIn, TOut>(p, x, dw, bias, static_cast<TOut*>(y),
+                                                                             stream);
+                  });
+}
+
+// tf32 mode's conv1 before the split products: the pixels-on-M FFMA kernel (float32 in and out).
+template <class Cfg>
+void time_ffma(const std::string& filter, FILE* csv, int n, cudaStream_t stream) {
+  const std::string name = std::string(Cfg::kName) + " ffma f32->f32";
+  if (filtered_out(filter, name)) return;
+  const ConvPoolShape s = conv1_at(n);
+  const std::vector<float> w(s.k * s.c * s.r * s.r, 0.05f);
+  std::vector<unsigned char> packed(fc::packed_weight_bytes(s, Variant::kFfma));
+  fc::pack_weights(s, Variant::kFfma, w.data(), packed.data());
+  time_conv1<float>(name, csv, s, packed.data(), packed.size(), 4, stream,
+                    [&](const float* x, const void* dw, const float* bias, void* y) {
+                      return fc::launch_fused_conv_ffma<Cfg, float, float>(s, x, dw, bias, static_cast<float*>(y),
+                                                                           stream);
+                    });
 }
 
 template <class Cfg, class TIn>
 void time_stacked(const std::string& filter, FILE* csv, int n, cudaStream_t stream) {
   const std::string name = std::string(Cfg::kName) + " " + lab::dt_name(lab::dt_of<TIn>()) + "->bf16";
-  if (!filter.empty() && name.find(filter) == std::string::npos) return;
-  ConvPoolShape s{n, kConv1.c, kConv1.h, kConv1.w, kConv1.k, kConv1.r, 0, 2, 2};
+  const ConvPoolShape s = conv1_at(n);
   fc::StackedPlan p;
-  if (fc::plan_stacked_here<Cfg, TIn>(s, Variant::kMmaBf16, false, &p) != cudaSuccess) return;
-  std::vector<float> w(s.k * s.c * s.r * s.r, 0.05f), b(s.k, 0.1f);
+  if (filtered_out(filter, name) || fc::plan_stacked_here<Cfg, TIn>(s, Variant::kMmaBf16, false, &p) != cudaSuccess)
+    return;
+  const std::vector<float> w(s.k * s.c * s.r * s.r, 0.05f);
   std::vector<unsigned char> packed(fc::stacked_weight_bytes(s, Variant::kMmaBf16));
   fc::stacked_pack_weights(s, Variant::kMmaBf16, w.data(), packed.data());
-  DeviceBuf dw(packed.size()), db(s.k * 4), dy(static_cast<size_t>(n) * s.k * fc::pooled_h(s) * fc::pooled_w(s) * 2);
-  CUDA_CHECK(cudaMemcpy(dw.p, packed.data(), packed.size(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(db.p, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-  auto xs = lab::rotated_inputs<TIn>(static_cast<size_t>(s.n) * s.c * s.h * s.w, kSets);
-  const float ms = lab::median_ms(
-      [&](int i) {
-        CUDA_CHECK((fc::launch_fused_conv_stacked<Cfg, fc::WordBf16, TIn, __nv_bfloat16>(
-            p, static_cast<const TIn*>(xs[i % kSets]->p), dw.p, static_cast<const float*>(db.p),
-            static_cast<__nv_bfloat16*>(dy.p), stream)));
-      },
-      stream);
-  report(name, filter, csv, s, sizeof(TIn), ms);
+  time_conv1<TIn>(name, csv, s, packed.data(), packed.size(), 2, stream,
+                  [&](const TIn* x, const void* dw, const float* bias, void* y) {
+                    return fc::launch_fused_conv_stacked<Cfg, fc::WordBf16, TIn, __nv_bfloat16>(
+                        p, x, dw, bias, static_cast<__nv_bfloat16*>(y), stream);
+                  });
 }
 
 void time_all(const std::string& filter, FILE* csv) {
@@ -296,6 +354,16 @@ void time_all(const std::string& filter, FILE* csv) {
     time_poolm<fc::PoolMW4N5Bulk, __nv_bfloat16>(filter, csv, n, stream);
     time_poolm<fc::PoolMW8N5Bulk, float>(filter, csv, n, stream);
     time_poolm<fc::PoolMW8N5Bulk, __nv_bfloat16>(filter, csv, n, stream);
+    // tf32 mode (float32 in and out): the split products against the FFMA kernels the engine ran before them.
+    time_ffma<fc::ConvTileLarge>(filter, csv, n, stream);
+    time_ffma<fc::ConvTileSmallRows>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW4N5, float, fc::WordBf16x3, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW8N5, float, fc::WordBf16x3, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW4N5R4, float, fc::WordBf16x3, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW4N5Bulk, float, fc::WordBf16x3, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW8N5Bulk, float, fc::WordBf16x3, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW8N5Bulk2, float, fc::WordBf16x3, float>(filter, csv, n, stream);
+    time_poolm<fc::PoolMW8N3Bulk, float, fc::WordBf16x3, float>(filter, csv, n, stream);
   }
   CUDA_CHECK(cudaStreamDestroy(stream));
 }
