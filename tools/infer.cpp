@@ -117,6 +117,7 @@ int run(const Args& a) {
   opts.fuse = !a.no_fuse;
   opts.cuda_graphs = !a.no_graph;
   opts.limits = a.limits;
+  ie::cli::start_only_the_default_device(a.devices);  // before resolve_backend_name asks the driver for a GPU
   std::string backend = ie::resolve_backend_name(a.backend);
   opts.devices = ie::cli::devices_from_text(a.devices, backend);
   if (a.threads > 0 && backend != "cpu")

@@ -18,30 +18,13 @@
 
 #include "engine/api/engine.h"
 #include "engine/profile/tuning_cache.h"
+#include "scoped_env.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// Sets (or, with nullptr, unsets) an environment variable for one scope and restores it afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : m_name(name) {
-    if (const char* old = std::getenv(name)) m_old = old;
-    set(value);
-  }
-  ~ScopedEnv() { set(m_old ? m_old->c_str() : nullptr); }
-  void set(const char* value) {
-    if (value)
-      setenv(m_name, value, 1);
-    else
-      unsetenv(m_name);
-  }
-
- private:
-  const char* m_name;
-  std::optional<std::string> m_old;
-};
+using ie::test::ScopedEnv;
 
 // A fresh cache folder for one test (XDG_CACHE_HOME), IE_TUNE unset; both restored afterwards.
 struct TuningSandbox {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -125,6 +126,11 @@ std::vector<int> devices_from_text(const std::string& text, const std::string& b
   }
   if (devices.empty()) throw Error(ErrorKind::Usage, "--devices is empty (use all, or e.g. 0,1)");
   return devices;
+}
+
+bool start_only_the_default_device(const std::string& devices_text) {
+  if (!devices_text.empty() || std::getenv("CUDA_VISIBLE_DEVICES")) return false;
+  return setenv("CUDA_VISIBLE_DEVICES", "0", 0) == 0;
 }
 
 void add_max_memory_option(CLI::App& app, Limits* limits) {
