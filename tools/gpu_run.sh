@@ -122,9 +122,9 @@ if want bench && [[ -x $build/bin/bench ]]; then
     done
   done
   stage "per-op profiles"
-  for spec in "convnet 10000 cuda-reference fp32" "convnet 10000 cuda fp32" "convnet 10000 cuda bf16" \
-              "ssa 512 cuda-reference fp32" "ssa 512 cuda bf16" "ssa 65536 cuda-reference fp32" "ssa 65536 cuda fp32" \
-              "ssa 65536 cuda bf16"; do
+  for spec in "convnet 10000 cuda-reference fp32" "convnet 10000 cuda fp32" "convnet 10000 cuda tf32" \
+              "convnet 10000 cuda bf16" "ssa 512 cuda-reference fp32" "ssa 512 cuda bf16" \
+              "ssa 65536 cuda-reference fp32" "ssa 65536 cuda fp32" "ssa 65536 cuda bf16"; do
     set -- $spec
     "$build/bin/bench" --config configs/$1.yaml --paths $3 --precision $4 --batches $2 --profile \
       --json "$out/logs/profile_$1_$2_$3_$4.json" > "$out/logs/profile_$1_$2_$3_$4.txt" 2>&1
