@@ -132,6 +132,13 @@
 //       65536 1.1555 / 1.1507 -> 1.1329 / 1.1360 ms (-1.6%), 16 x 1 1.252 / 1.248 -> 1.234 / 1.232, batches 1 and
 //       32 unchanged; the checks' errors against the float reference rose (bf16 recon at 10001: 8 x 2 9.5e-3 ->
 //       1.04e-2, 4 x 2 1.02e-2 -> 1.35e-2). Dropped: 1.6% for a quarter more error.
+//   R12. tried: attention skipping the 8-key blocks no row of a query tile attends to (with 3 samples of 10 rows
+//       in 32, each tile sees 3 of the 4 blocks: a quarter of the QK^T MMAs, masks and exponentials left out by a
+//       warp-uniform test; the blocks found by __reduce_or_sync at each attention, as the 8 x 2 shape has no
+//       register to keep them). A/B in one call, HEAD's header against the new, two rounds alternating
+//       (tools/results/h200/tf32_split/call_f/): 8 x 2 at 65536 1.1486 / 1.1538 -> 1.1583 / 1.1606 ms, 16 x 1
+//       1.252 / 1.256 -> 1.294 / 1.298, 4 x 1 at 32 0.0274 / 0.0290 -> 0.0301 / 0.0306: slower everywhere (the
+//       tests and predicates cost more than the work they skip). Dropped.
 //   Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
 #include <cuda_bf16.h>
