@@ -277,13 +277,16 @@ RunFn fused_conv_run(const KernelInit& init) {
   std::vector<Candidate> candidates;
   // In tf32 mode short products are not rounded to TF32 once: with conv1 (K = 49) in tf32 the conv net's
   // probabilities missed the tf32 gate (rel L2 1.01e-3 against 1e-3 allowed). They run in FFMA or, where the
-  // pool-on-M kernel takes the shape, as split bf16 products (hi and lo words, three MMAs: fc::WordBf16x3).
+  // pool-on-M or shared-rows kernel takes the shape, as split bf16 products (hi and lo words, three MMAs:
+  // fc::WordBf16x3).
   const bool short_k = shape.c * shape.r * shape.r < kMinTf32K;
   std::string stacked_why = v == fc::Variant::kFfma ? "strict fp32"
                             : v == fc::Variant::kTf32 && short_k
                                 ? "tf32 mode keeps products shorter than 64 off one TF32 rounding"
                                 : fc::stacked_unsupported(shape, v);
-  if (stacked_why.empty() && fc::shared_rows_unsupported(shape, v).empty()) {
+  // Shared rows run tf32 mode as split bf16 products too, whatever K (the stacked kernel's tf32 words do not fit
+  // conv2's 25 k-steps in registers).
+  if ((stacked_why.empty() || v == fc::Variant::kTf32) && fc::shared_rows_unsupported(shape, v).empty()) {
     const void* packed = init.prepared("shared_rows/" + packed_suffix, [&] {
       Tensor w32 = weights32();
       Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::stacked_weight_bytes(per_image, v, true))});

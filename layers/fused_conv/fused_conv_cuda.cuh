@@ -436,10 +436,11 @@ __host__ __device__ inline TileCoord tile_coord(const TilePlan& p, int tile) {
 }
 
 // One staged row, lanes over words: word xw holds elements x0+xw .. x0+xw+e-1 of the input row at `src`, zero
-// outside 0 .. w-1 and everywhere when !row_ok (padding rows, images past the batch).
+// outside 0 .. w-1 and everywhere when !row_ok (padding rows, images past the batch); split words (WordBf16x3)
+// put the lo word lo_off words further.
 template <class Word, class TIn>
 __host__ __device__ inline void stage_row_words(const TIn* __restrict__ src, bool row_ok, int w, int x0,
-                                                uint32_t* __restrict__ dst, int ws, int lane) {
+                                                uint32_t* __restrict__ dst, int ws, int lane, int lo_off = 0) {
   for (int xw = lane; xw < ws; xw += 32) {
     float v[Word::kE];
     FUSED_CONV_UNROLL
@@ -447,7 +448,10 @@ __host__ __device__ inline void stage_row_words(const TIn* __restrict__ src, boo
       const int gx = x0 + xw + i;
       v[i] = row_ok && gx >= 0 && gx < w ? to_float(src[gx]) : 0.f;
     }
-    dst[xw] = Word::pack(v);
+    if constexpr (kSplitWord<Word>)  // the lo word lo_off words further
+      Word::split(v, &dst[xw], &dst[xw + lo_off]);
+    else
+      dst[xw] = Word::pack(v);
   }
 }
 

@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, Cfg::kMinBlocks)
       for (int q = 0; q < p2.groups; ++q) {
         const int col0 = q * NW * 8;
         float pm[NW][4];
-        shared_rows_mma<Word, 16, NW, R, JK>(p2, a2, s2 + su.base + col0 + 2 * (lane & 3), pm);
+        shared_rows_mma<Word, 16, NW, R, JK>(p2, a2, s2 + su.base + col0 + 2 * (lane & 3), nullptr, pm);
         register_epilogue(p2, dst, col0, lane, pm);
       }
     }

@@ -142,7 +142,7 @@ std::unique_ptr<Kernel> make_fused_conv_pair(const KernelInit& init) {
   const float* b1 = bias_of(io.b1, "first/bias");
   const float* b2 = bias_of(io.b2, "second/bias");
   std::vector<sel::Candidate> candidates;
-  sel::with_mma_types<false>(v, float_in, [&](auto word, auto in, auto out) {
+  sel::with_mma_types<sel::Tf32Words::kNone>(v, float_in, [&](auto word, auto in, auto out) {
     add_pair_candidates<decltype(word), decltype(in), decltype(out)>(s1, s2, v, w1, b1, w2, b2, limits.smem_optin,
                                                                      &candidates, &why);
   });

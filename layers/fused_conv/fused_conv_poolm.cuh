@@ -154,19 +154,11 @@ inline size_t poolm_weight_bytes(const PoolMPlan& p) {
 // fragments, then the lo ones. Host, once per engine.
 template <class Word>
 inline void poolm_pack_weights(const PoolMPlan& p, const float* w, uint4* out) {
-  if constexpr (kSplitWord<Word>) {
-    auto hi = [&](int m, int k) {
-      const float v[2] = {poolm_weight(p, w, m, k), 0.f};
-      return Word::unpack(Word::pack(v), 0);
-    };
-    pack_a_fragments<WordBf16>(p.ksteps, hi, out);
-    pack_a_fragments<WordBf16>(
-        p.ksteps, [&](int m, int k) { return Word::low_part(poolm_weight(p, w, m, k), hi(m, k)); },
-        out + p.ksteps * 32);
-  } else {
-    pack_a_fragments<Word>(
-        p.ksteps, [&](int m, int k) { return poolm_weight(p, w, m, k); }, out);
-  }
+  auto weight = [&](int m, int k) { return poolm_weight(p, w, m, k); };
+  if constexpr (kSplitWord<Word>)
+    pack_a_split(p.ksteps, weight, out);
+  else
+    pack_a_fragments<Word>(p.ksteps, weight, out);
 }
 
 // The same in a Tensor Core variant's operand type (bf16, fp16, or split bf16 in tf32 mode).

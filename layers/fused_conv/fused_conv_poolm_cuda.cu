@@ -45,11 +45,7 @@ void fused_conv_select::add_poolm_candidates(const fc::ConvPoolShape& s, fc::Var
                                              const void* packed, const float* bias, int smem_limit,
                                              std::vector<Candidate>* out) {
   // tf32 mode: float32 in and out, the products split in hi and lo bf16 (fc::WordBf16x3).
-  if (v == fc::Variant::kTf32) {
-    if (!float_in) poolm_candidates<fc::WordBf16x3, float, float>(s, v, packed, bias, smem_limit, out);
-    return;
-  }
-  fused_conv_select::with_mma_types<false>(v, float_in, [&](auto word, auto in, auto t) {
+  fused_conv_select::with_mma_types<fused_conv_select::Tf32Words::kSplit>(v, float_in, [&](auto word, auto in, auto t) {
     poolm_candidates<decltype(word), decltype(in), decltype(t)>(s, v, packed, bias, smem_limit, out);
   });
 }

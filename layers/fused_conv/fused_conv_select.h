@@ -75,9 +75,12 @@ void add_shared_rows_candidates(const fused_conv::ConvPoolShape& s, fused_conv::
 void add_poolm_candidates(const fused_conv::ConvPoolShape& s, fused_conv::Variant v, bool float_in, const void* packed,
                           const float* bias, int smem_limit, std::vector<Candidate>* out);
 
+// How a kernel family runs tf32 mode: not at all, on tf32 words, or as split bf16 products (fused_conv::WordBf16x3).
+enum class Tf32Words { kNone, kTf32, kSplit };
+
 // Calls f(Word{}, TIn{}, T{}) with the operand word, input and storage types of Tensor Core variant v (TIn float
-// when float_in: the graph's float32 input read by a 16-bit node); tf32 only when kTf32 (the families that run it).
-template <bool kTf32, class F>
+// when float_in: the graph's float32 input read by a 16-bit node); tf32 mode as kTf32 says (float in and out).
+template <Tf32Words kTf32, class F>
 void with_mma_types(fused_conv::Variant v, bool float_in, F&& f) {
   if (v == fused_conv::Variant::kMmaBf16) {
     if (float_in)
@@ -89,8 +92,9 @@ void with_mma_types(fused_conv::Variant v, bool float_in, F&& f) {
       f(fused_conv::WordF16{}, float{}, __half{});
     else
       f(fused_conv::WordF16{}, __half{}, __half{});
-  } else if constexpr (kTf32) {
-    f(fused_conv::WordTf32{}, float{}, float{});
+  } else if (v == fused_conv::Variant::kTf32 && !float_in) {
+    if constexpr (kTf32 == Tf32Words::kTf32) f(fused_conv::WordTf32{}, float{}, float{});
+    if constexpr (kTf32 == Tf32Words::kSplit) f(fused_conv::WordBf16x3{}, float{}, float{});
   }
 }
 

@@ -12,7 +12,9 @@ using fused_conv_select::RunFn;
 
 // The stacked kernel's shared-rows plans (9..16 channels, 5x5 or 7x7, 2x2 or 4x4 pools; their own weight layout):
 // a pool window's conv rows share their B loads (lab, H200, batch 10000, bf16, conv2: 0.288 ms against 0.338;
-// batch 1: 0.0092 against 0.0117). Ahead of the stacked candidates in the heuristic's order.
+// batch 1: 0.0092 against 0.0117). Ahead of the stacked candidates in the heuristic's order. tf32 mode runs them as
+// split bf16 products (float32 in and out): conv2 at 10000 0.668 ms against the pixels-on-M tf32 kernel's 1.431
+// (tools/results/h200/tf32_split/call_g/).
 template <class Word, class TIn, class T>
 void shared_rows_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,
                             int smem_limit, std::vector<Candidate>* out) {
@@ -40,7 +42,7 @@ void shared_rows_candidates(const fc::ConvPoolShape& s, fc::Variant v, const voi
 void fused_conv_select::add_shared_rows_candidates(const fc::ConvPoolShape& s, fc::Variant v, bool float_in,
                                                    const void* packed, const float* bias, int smem_limit,
                                                    std::vector<Candidate>* out) {
-  fused_conv_select::with_mma_types<false>(v, float_in, [&](auto word, auto in, auto t) {
+  fused_conv_select::with_mma_types<fused_conv_select::Tf32Words::kSplit>(v, float_in, [&](auto word, auto in, auto t) {
     shared_rows_candidates<decltype(word), decltype(in), decltype(t)>(s, v, packed, bias, smem_limit, out);
   });
 }

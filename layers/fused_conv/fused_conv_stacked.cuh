@@ -114,6 +114,9 @@ struct StackedPlan {
   int kwords, ksteps;                  // K in words, and in MMA k-steps of 8 words
   int nw;                              // n-tiles (8 conv columns) per work unit
   int share;                           // shared-rows plans: conv rows per unit sharing their B loads (else 0)
+  int split;                           // tf32 mode's shared rows (WordBf16x3): lo words lo_off words past the hi
+                                       // ones, lo weights at off_alo (else 0)
+  int lo_off;                          // split: words from a staged word to its lo word (g * img_words)
   int reg_pool;                        // 1: pooled in registers (see reg_pool_steps); 0: through the conv tile
   int rpu;                             // row blocks per work unit (a pool window's rows, when pooled in registers)
   int log2w;                           // reg_pool: log2 of the pool window (= stride)
@@ -130,7 +133,7 @@ struct StackedPlan {
   int tiles_y, tiles_x, tiles;
   // The staged words at off_in; at off_raw the raw bands of the next tile (prefetch), or else the second staged
   // buffer of the register-pooled kernels; the fp32 conv tile at off_ct (not with reg_pool).
-  int off_kofs, off_in, off_raw, off_ct, smem_bytes;
+  int off_kofs, off_in, off_raw, off_ct, off_alo, smem_bytes;
   FastDiv div_unit_img;              // unit -> image, row-block group
   FastDiv div_irb, div_c;            // staged row -> image, channel, row
   FastDiv div_pcb, div_pb, div_k;    // pooled output -> image, channel, row, column
@@ -185,12 +188,14 @@ inline void size_stacked(StackedPlan& p, int g, int pb, int pcb) {
   p.ct_stride = p.reg_pool ? 0 : round_up(g * p.rows_alloc * p.cols_alloc, 32) + 8;
   p.prefetch = p.flat;
   p.raw_band_bytes = stacked_raw_band_bytes(p);
-  const int staged = g * p.img_words * 4;
+  p.lo_off = p.split ? g * p.img_words : 0;
+  const int staged = g * p.img_words * 4 * (p.split ? 2 : 1);  // split: hi words, then lo words
   p.off_kofs = 0;
   p.off_in = round_up(p.ksteps * 4 * 8, 16);
   p.off_raw = round_up(p.off_in + staged, 16);
   p.off_ct = round_up(p.off_raw + std::max(p.reg_pool ? staged : 0, g * p.c * p.raw_band_bytes), 16);
-  p.smem_bytes = round_up(p.off_ct + p.k * p.ct_stride * 4, 16);
+  p.off_alo = round_up(p.off_ct + p.k * p.ct_stride * 4, 16);
+  p.smem_bytes = p.off_alo + (p.split ? p.ksteps * 32 * 16 : 0);
 }
 
 // Pooling in registers needs non-overlapping windows (stride = window) of 1, 2, 4 or 8 and whole windows inside
@@ -232,7 +237,7 @@ inline std::string stacked_unsupported(const ConvPoolShape& s, Variant v) {
 // computed together, kernel rows padded to 8 taps (two input rows per k-step) so that A shifted by two conv rows
 // is the next k-step's registers; the weights of up to 4 input channels stay in registers.
 inline std::string shared_rows_unsupported(const ConvPoolShape& s, Variant v) {
-  if (v != Variant::kMmaBf16 && v != Variant::kMmaF16) return "shared rows run on bf16/fp16 Tensor Cores only";
+  if (v == Variant::kFfma) return "shared rows run on Tensor Cores only (strict fp32 runs FFMA)";
   if (stacked_kp(s.k) != 16) return "shared rows need 9 to 16 output channels";
   if (s.r != 5 && s.r != 7) return "shared rows need a 5x5 or 7x7 kernel";
   if (s.c > 4) return "shared rows keep the weights of 4 input channels at most";
@@ -267,7 +272,10 @@ inline bool make_stacked_plan(const ConvPoolShape& s, Variant v, int nw, int tar
   }
   StackedPlan p{};
   set_conv_sizes(s, p);
-  p.e = v == Variant::kTf32 ? 1 : 2;
+  // tf32 mode's shared rows stage split bf16 words (WordBf16x3: two elements a word, as bf16); the stacked kernel
+  // runs tf32 words.
+  p.split = share && v == Variant::kTf32;
+  p.e = v == Variant::kTf32 && !p.split ? 1 : 2;
   p.in_bytes = in_bytes;
   p.rp = share ? 8 : round_up(s.r, p.e);
   p.kp = stacked_kp(s.k);
@@ -350,7 +358,7 @@ __host__ __device__ inline void stacked_stage(const StackedPlan& p, const TIn* _
         continue;
       }
     }
-    stage_row_words<Word>(src, row_ok, p.w, t.x0, dst, p.ws, lane);
+    stage_row_words<Word>(src, row_ok, p.w, t.x0, dst, p.ws, lane, p.lo_off);
   }
 }
 
@@ -389,7 +397,13 @@ __host__ __device__ inline void stage_flat_words(const StackedPlan& p, BandFn ba
     const bool vec = (reinterpret_cast<uintptr_t>(src) & (kF32 || kF32To16 ? 15 : 7)) == 0;
     const bool vec_store = (p.plane & 3) == 0;
     for (int i = 4 * tid; i < p.plane; i += 4 * nthreads) {
-      uint32_t wd[4];
+      uint32_t wd[4], wl[4] = {};  // wl: split words' lo words (lo_off words further)
+      auto words = [&](int k, const float* f) {
+        if constexpr (kSplitWord<Word>)
+          Word::split(f, &wd[k], &wl[k]);
+        else
+          wd[k] = Word::pack(f);
+      };
       if (kBits && vec && i + 4 < len) {
         const uint2 v = *reinterpret_cast<const uint2*>(src + i);
         const uint32_t e4 = static_cast<uint32_t>(reinterpret_cast<const unsigned short*>(src)[i + 4]);
@@ -398,7 +412,7 @@ __host__ __device__ inline void stage_flat_words(const StackedPlan& p, BandFn ba
         const float4 v = *reinterpret_cast<const float4*>(src + i);
         const float f[5] = {v.x, v.y, v.z, v.w, to_float(src[i + 4])};
         FUSED_CONV_UNROLL
-        for (int k = 0; k < 4; ++k) wd[k] = Word::pack(&f[k]);
+        for (int k = 0; k < 4; ++k) words(k, &f[k]);
       } else if (kF32 && vec && i + 3 < len) {
         const float4 v = *reinterpret_cast<const float4*>(src + i);
         const float f[4] = {v.x, v.y, v.z, v.w};
@@ -409,14 +423,19 @@ __host__ __device__ inline void stage_flat_words(const StackedPlan& p, BandFn ba
         FUSED_CONV_UNROLL
         for (int k = 0; k < 5; ++k) f[k] = i + k < len ? to_float(src[i + k]) : 0.f;
         FUSED_CONV_UNROLL
-        for (int k = 0; k < 4; ++k) wd[k] = Word::pack(&f[k]);
+        for (int k = 0; k < 4; ++k) words(k, &f[k]);
       }
       if (vec_store && i + 3 < p.plane) {
         *reinterpret_cast<uint4*>(dst + i) = make_uint4(wd[0], wd[1], wd[2], wd[3]);
+        if constexpr (kSplitWord<Word>)
+          *reinterpret_cast<uint4*>(dst + p.lo_off + i) = make_uint4(wl[0], wl[1], wl[2], wl[3]);
       } else {
         FUSED_CONV_UNROLL
         for (int k = 0; k < 4; ++k)
-          if (i + k < p.plane) dst[i + k] = wd[k];
+          if (i + k < p.plane) {
+            dst[i + k] = wd[k];
+            if constexpr (kSplitWord<Word>) dst[p.lo_off + i + k] = wl[k];
+          }
       }
     }
   }
@@ -582,7 +601,8 @@ inline StackedPlan stacked_weight_plan(const ConvPoolShape& s, Variant v, bool s
 }
 
 inline size_t stacked_weight_bytes(const ConvPoolShape& s, Variant v, bool share = false) {
-  return static_cast<size_t>(stacked_weight_plan(s, v, share).ksteps) * 32 * 16;
+  const StackedPlan p = stacked_weight_plan(s, v, share);
+  return static_cast<size_t>(p.ksteps) * 32 * 16 * (p.split ? 2 : 1);
 }
 
 // One uint4 per (k-step, lane) of a 16-row A operand whose element (m, k) is weight(m, k): the lane's A registers
@@ -604,17 +624,34 @@ inline void pack_a_fragments(int ksteps, Weight weight, uint4* out) {
     }
 }
 
+// The same for split words (WordBf16x3): the hi fragments (the weights rounded to bf16), then the lo ones.
+template <class Weight>
+inline void pack_a_split(int ksteps, Weight weight, uint4* out) {
+  auto hi = [&](int m, int k) {
+    const float v[2] = {weight(m, k), 0.f};
+    return WordBf16::unpack(WordBf16::pack(v), 0);
+  };
+  pack_a_fragments<WordBf16>(ksteps, hi, out);
+  pack_a_fragments<WordBf16>(
+      ksteps, [&](int m, int k) { return WordBf16x3::low_part(weight(m, k), hi(m, k)); }, out + ksteps * 32);
+}
+
 template <class Word>
 inline void stacked_pack_words(const StackedPlan& p, const float* w, uint4* out) {
-  pack_a_fragments<Word>(
-      p.ksteps, [&](int m, int k) { return stacked_weight(p, w, m, k); }, out);
+  auto weight = [&](int m, int k) { return stacked_weight(p, w, m, k); };
+  if constexpr (kSplitWord<Word>)
+    pack_a_split(p.ksteps, weight, out);
+  else
+    pack_a_fragments<Word>(p.ksteps, weight, out);
 }
 
 // Writes stacked_weight_bytes(s, v, share) bytes to `out` (host memory; upload it 16-byte aligned).
 inline void stacked_pack_weights(const ConvPoolShape& s, Variant v, const float* w, void* out, bool share = false) {
   const StackedPlan p = stacked_weight_plan(s, v, share);
   uint4* o = static_cast<uint4*>(out);
-  if (v == Variant::kTf32)
+  if (p.split)
+    stacked_pack_words<WordBf16x3>(p, w, o);
+  else if (v == Variant::kTf32)
     stacked_pack_words<WordTf32>(p, w, o);
   else if (v == Variant::kMmaF16)
     stacked_pack_words<WordF16>(p, w, o);
@@ -688,9 +725,11 @@ __device__ __forceinline__ void stacked_mma(const StackedPlan& p, const uint32_t
 // quad, 3K moves per image, slower than loading the fragments twice.) Products of pairs that meet no kernel row
 // are not issued; the last odd-parity pair's second row lies past the unit and is not loaded (zero).
 // Per channel and n-tile (R = 4, r = 7): 19 LDS.32 for 16 MMAs, against 28 for 14 one row at a time.
+// Split words (tf32 mode): each product also takes the B fragment's lo words (p.lo_off further) against A, and B
+// against A's lo fragment from shared memory (s_alo: 64 more registers would not fit beside R accumulator sets).
 template <class Word, int KS, int NW, int R, int JK>
 __device__ __forceinline__ void shared_rows_mma(const StackedPlan& p, const uint32_t (&a)[KS][4], const uint32_t* row,
-                                                float (&pm)[NW][4]) {
+                                                const uint4* s_alo, float (&pm)[NW][4]) {
   constexpr int kR = 2 * JK - R + 1;  // the kernel's rows (odd)
   constexpr int kQ = (kR + 1) / 2;    // row pairs of A_0 (k-steps per input channel that hold weights)
   float acc[R][NW][4];
@@ -707,13 +746,24 @@ __device__ __forceinline__ void shared_rows_mma(const StackedPlan& p, const uint
         const uint32_t* r0 = band + 2 * s * p.ws;
         const uint32_t* r1 = r0 + p.ws;
         const bool second = par == 0 || s + 1 < JK;  // input row par + 2s + 1 lies inside the unit
-        uint2 b[NW];
+        uint2 b[NW], bl[NW];
         FUSED_CONV_UNROLL
         for (int j = 0; j < NW; ++j) b[j] = make_uint2(r0[8 * j], second ? r1[8 * j] : 0u);
+        if constexpr (kSplitWord<Word>) {
+          FUSED_CONV_UNROLL
+          for (int j = 0; j < NW; ++j) bl[j] = make_uint2(r0[p.lo_off + 8 * j], second ? r1[p.lo_off + 8 * j] : 0u);
+        }
         FUSED_CONV_UNROLL
         for (int e = 0; 2 * e + par < R; ++e) {
           const int q = s - e;  // the A_0 row pair conv row par + 2e meets
           if (q < 0 || q >= kQ) continue;
+          if constexpr (kSplitWord<Word>) {
+            const uint4 v = s_alo[(ci * 4 + q) * 32 + (threadIdx.x & 31)];
+            const uint32_t alo[4] = {v.x, v.y, v.z, v.w};
+            FUSED_CONV_UNROLL
+            for (int j = 0; j < NW; ++j)
+              Word::mma(acc[2 * e + par][j], alo, b[j]), Word::mma(acc[2 * e + par][j], a[ci * 4 + q], bl[j]);
+          }
           FUSED_CONV_UNROLL
           for (int j = 0; j < NW; ++j) Word::mma(acc[2 * e + par][j], a[ci * 4 + q], b[j]);
         }
@@ -808,17 +858,19 @@ struct ShareMinBlocks<Cfg, std::void_t<decltype(Cfg::kShareMinBlocks)>> {
   static constexpr int value = Cfg::kShareMinBlocks;
 };
 
-template <class Cfg, int kMode, int KS, int kShareR>
+template <class Cfg, int kMode, int KS, int kShareR, bool kSplit = false>
 constexpr int stacked_min_blocks() {
   // KS = 16 (64 weight registers): 128 registers per thread for 4-warp CTAs; 8-warp ones spilled at 128 (two
-  // accumulator sets), so they take 255. KS = 8: kMinBlocks, one more without the running max (kMode 1).
-  if (kShareR > 0) return ShareMinBlocks<Cfg>::value;
+  // accumulator sets), so they take 255. KS = 8: kMinBlocks, one more without the running max (kMode 1). Split
+  // words hold the lo B fragments too: one CTA fewer.
+  if (kShareR > 0)
+    return kSplit && ShareMinBlocks<Cfg>::value > 1 ? ShareMinBlocks<Cfg>::value - 1 : ShareMinBlocks<Cfg>::value;
   return KS > 8 ? (Cfg::kWarps <= 4 ? Cfg::kMinBlocks : 1) : kMode == 1 ? Cfg::kMinBlocks + 1 : Cfg::kMinBlocks;
 }
 
 // kShareR > 0: a shared-rows plan (p.share == kShareR, JK = kJK; see shared_rows_mma), pooled in registers.
 template <class Cfg, class Word, class TIn, class TOut, int KS, int kMode, int kShareR = 0, int kJK = 0>
-__global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<Cfg, kMode, KS, kShareR>())
+__global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<Cfg, kMode, KS, kShareR, kSplitWord<Word>>())
     fused_conv_stacked_kernel(const StackedPlan p, const TIn* __restrict__ x, const uint4* __restrict__ wpk,
                               const float* __restrict__ bias, TOut* __restrict__ y) {
   constexpr int kThreads = Cfg::kWarps * 32, NW = Cfg::kNW;
@@ -837,6 +889,9 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<Cfg, kMod
     a[ks][0] = v.x, a[ks][1] = v.y, a[ks][2] = v.z, a[ks][3] = v.w;
   }
   for (int i = tid; i < p.ksteps * 4; i += kThreads) s_kofs[i] = stacked_kofs_entry(p, i >> 2, i & 3);
+  uint4* s_alo = reinterpret_cast<uint4*>(smem + p.off_alo);  // split words: the lo weights (read after a barrier)
+  if constexpr (kSplitWord<Word>)
+    for (int i = tid; i < p.ksteps * 32; i += kThreads) s_alo[i] = __ldg(wpk + p.ksteps * 32 + i);
 
   // Prefetch: the tile's bands were copied to s_raw while the previous tile computed (its global loads were the
   // largest stall: 28% of conv1's samples waited on them); two barriers per tile: the first makes the raw bands
@@ -873,7 +928,7 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<Cfg, kMod
         const int col0 = q * NW * 8;
         float pm[NW][4];
         if constexpr (kShareR > 0)
-          shared_rows_mma<Word, KS, NW, kShareR, kJK>(p, a, in + su.base + col0 + 2 * (lane & 3), pm);
+          shared_rows_mma<Word, KS, NW, kShareR, kJK>(p, a, in + su.base + col0 + 2 * (lane & 3), s_alo, pm);
         else
           stacked_mma<Word, KS, NW>(p, a, s_kofs, in + su.base + col0, lane, pm);
         for (int rr = 1; kMode != 1 && kShareR == 0 && rr < p.rpu;
@@ -926,7 +981,8 @@ cudaError_t launch_stacked_ks(const StackedPlan& p, const TIn* x, const uint4* w
 template <class Cfg, class Word, class TIn, class TOut>
 cudaError_t launch_fused_conv_stacked(const StackedPlan& plan, const TIn* x, const void* packed_w, const float* bias,
                                       TOut* y, cudaStream_t stream) {
-  if (plan.nw != Cfg::kNW || plan.ksteps > kStackedMaxKSteps || plan.e != Word::kE || plan.share)
+  if (plan.nw != Cfg::kNW || plan.ksteps > kStackedMaxKSteps || plan.e != Word::kE || plan.share || plan.split ||
+      kSplitWord<Word>)
     return cudaErrorInvalidValue;
   StackedPlan p = plan;
   // The prefetch copies whole 16-byte chunks from the boundary before each band: x must start on one (a band's
@@ -949,7 +1005,7 @@ template <class Cfg, class Word, class TIn, class TOut>
 cudaError_t launch_fused_conv_shared_rows(const StackedPlan& plan, const TIn* x, const void* packed_w,
                                           const float* bias, TOut* y, cudaStream_t stream) {
   if (plan.nw != Cfg::kNW || plan.ksteps > kStackedMaxKSteps || plan.e != Word::kE || !plan.share ||
-      plan.share != plan.rpu || !plan.reg_pool)
+      plan.share != plan.rpu || !plan.reg_pool || (plan.split != 0) != kSplitWord<Word>)
     return cudaErrorInvalidValue;
   StackedPlan p = plan;
   if ((reinterpret_cast<uintptr_t>(x) & 15) != 0 || p.in_bytes < static_cast<int>(sizeof(TIn))) p.prefetch = 0;

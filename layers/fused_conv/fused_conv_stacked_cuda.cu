@@ -59,7 +59,7 @@ void stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* p
 void fused_conv_select::add_stacked_candidates(const fc::ConvPoolShape& s, fc::Variant v, bool float_in,
                                                const void* packed, const float* bias, int smem_limit,
                                                std::vector<Candidate>* out) {
-  fused_conv_select::with_mma_types<true>(v, float_in, [&](auto word, auto in, auto t) {
+  fused_conv_select::with_mma_types<fused_conv_select::Tf32Words::kTf32>(v, float_in, [&](auto word, auto in, auto t) {
     stacked_candidates<decltype(word), decltype(in), decltype(t)>(s, v, packed, bias, smem_limit, out);
   });
 }

@@ -349,21 +349,30 @@ void check_forced_configs(const std::vector<ForcedCase>& cases, const std::vecto
 // The shared-rows plans (a pool window's conv rows computed together from shared B loads): 9..16 channels, 5x5
 // or 7x7 kernels, 2x2 or 4x4 pools, up to 4 input channels; other shapes are declined. Each configuration forced
 // on odd batches, padding (row staging) and none (flat staging), and a NaN kept inside its image.
+const std::vector<ForcedCase> kSharedRowsCases = {
+    {{{1, 4, 40, 40}, 16, 7, 0, 4, 4}, true},     // conv2, batch 1
+    {{{1001, 4, 40, 40}, 16, 7, 0, 4, 4}, true},  // conv2, odd large batch
+    {{{5, 3, 23, 27}, 12, 5, 0, 4, 4}, true},     // 5x5, pool 4 with a floor
+    {{{3, 1, 19, 21}, 9, 5, 2, 2, 2}, true},      // pool 2, padding 2
+    {{{2, 2, 30, 26}, 10, 7, 3, 4, 4}, true},     // 7x7 with padding 3
+    {{{2, 1, 86, 86}, 4, 7, 0, 2, 2}, false},     // conv1: 4 channels
+    {{{2, 5, 20, 20}, 16, 5, 0, 2, 2}, false},    // 5 input channels
+    {{{2, 2, 20, 21}, 16, 3, 1, 2, 2}, false},    // 3x3
+    {{{2, 1, 17, 19}, 12, 5, 2, 0, 0}, false},    // no pool
+};
+const std::vector<const char*> kSharedRowsConfigs = {"shr_w4_n4_px1024", "shr_w4_n4_px512", "shr_w4_n4_px256",
+                                                     "shr_w4_n4_px128"};
+
 TEST_CASE("cuda FusedConv: every shared-rows configuration matches the CPU in fp16 and bf16") {
   IE_REQUIRE_GPU();
-  check_forced_configs(
-      {
-          {{{1, 4, 40, 40}, 16, 7, 0, 4, 4}, true},     // conv2, batch 1
-          {{{1001, 4, 40, 40}, 16, 7, 0, 4, 4}, true},  // conv2, odd large batch
-          {{{5, 3, 23, 27}, 12, 5, 0, 4, 4}, true},     // 5x5, pool 4 with a floor
-          {{{3, 1, 19, 21}, 9, 5, 2, 2, 2}, true},      // pool 2, padding 2
-          {{{2, 2, 30, 26}, 10, 7, 3, 4, 4}, true},     // 7x7 with padding 3
-          {{{2, 1, 86, 86}, 4, 7, 0, 2, 2}, false},     // conv1: 4 channels
-          {{{2, 5, 20, 20}, 16, 5, 0, 2, 2}, false},    // 5 input channels
-          {{{2, 2, 20, 21}, 16, 3, 1, 2, 2}, false},    // 3x3
-          {{{2, 1, 17, 19}, 12, 5, 2, 0, 0}, false},    // no pool
-      },
-      {"shr_w4_n4_px1024", "shr_w4_n4_px512", "shr_w4_n4_px256", "shr_w4_n4_px128"}, "shared");
+  check_forced_configs(kSharedRowsCases, kSharedRowsConfigs, "shared");
+}
+
+// tf32 mode: the shared-rows plans as split bf16 products (hi and lo words, the lo weights in shared memory), float32
+// in and out, on the same shapes: within 1e-4 of the CPU's fp32 (see the pool-on-M kernel's split test).
+TEST_CASE("cuda FusedConv: the shared-rows plans' split products in tf32 match the CPU's fp32 within 1e-4") {
+  IE_REQUIRE_GPU();
+  check_forced_configs(kSharedRowsCases, kSharedRowsConfigs, "shared_tf32", {Precision::tf32}, Tolerance{1e-4, 1e-4});
 }
 
 // The pool-on-M kernel (up to 4 output channels, a 2x2 pool of stride 2, no padding, kernels up to 7x7): each

@@ -140,6 +140,13 @@
 //   allocation when the band ends the tensor (the lab's exact-size buffers; `stk_w5_n5_px3200 bf16->bf16`, conv1
 //   n = 1: 2 errors; harmless in hardware: the source size keeps the copy inside). stacked_prefetch now copies that
 //   one chunk element by element, for both kernels.
+// - shared rows in tf32 mode as split products (shr_tf32x3; fc::WordBf16x3: each float32 operand as hi + lo bf16,
+//   lo words staged lo_off words after the hi ones, the lo weights in shared memory since A_0's 64 registers
+//   cannot be held twice beside R accumulator sets; lo x hi + hi x lo + hi x hi per k-step; 179-213 registers,
+//   no spills, 2 CTAs of 4 warps per SM). Validation holds them to the unrounded operands: conv2 rel L2 2.7e-6 to
+//   3.5e-6. H200, conv2, float32 in and out, ms (tools/results/h200/tf32_split/call_g/): 10000 shr_tf32x3
+//   w4_n4_px1024 0.668 against the pixels-on-M tf32 kernel the engine ran before (w8_m4_px1024) 1.431; 1000 0.0776
+//   against 0.155. The conv net in tf32 at 10000: 1.82 -> 1.07 ms in the engine (same build's bench).
 // Next steps worth measuring (not done): conv1 + conv2 in one kernel (the 4x40x40 map stays on chip); wgmma for conv2
 // (its M = 16 channels only fills wgmma's M = 64 with 4 stacked rows); NT=3/6 instantiations (k=20 and k=48 now pad
 // to 32 and 64 channels). For conv1 the lab's figures say the stacked kernel is bound by latency at ~19 warps per SM
@@ -1028,7 +1035,9 @@ Run make_stacked_run(const char* name) {
 template <Variant V, class Cfg, class TIn, class TOut>
 cudaError_t launch_shared_rows_erased(const ConvPoolShape& s, const void* x, const void* w, const float* b, void* y,
                                       cudaStream_t st) {
-  using Word = std::conditional_t<V == Variant::kMmaF16, fc::WordF16, fc::WordBf16>;
+  // tf32 mode: split bf16 products (fc::WordBf16x3)
+  using Word = std::conditional_t<V == Variant::kTf32, fc::WordBf16x3,
+                                  std::conditional_t<V == Variant::kMmaF16, fc::WordF16, fc::WordBf16>>;
   return fc::launch_fused_conv_shared_rows<Cfg, Word, TIn, TOut>(s, V, static_cast<const TIn*>(x), w, b,
                                                                  static_cast<TOut*>(y), st);
 }
@@ -1110,6 +1119,9 @@ std::vector<Run> all_runs() {
       make_shared_rows_run<Variant::kMmaBf16, fc::StackedW4N4, float, bf16>("shr_bf16"),
       make_shared_rows_run<Variant::kMmaF16, fc::StackedW4N4, __half, __half>("shr_f16"),
       make_shared_rows_run<Variant::kMmaF16, fc::StackedW4N2, float, float>("shr_f16"),
+      make_shared_rows_run<Variant::kTf32, fc::StackedW4N4, float, float>("shr_tf32x3"),
+      make_shared_rows_run<Variant::kTf32, fc::StackedW4N4Small, float, float>("shr_tf32x3"),
+      make_shared_rows_run<Variant::kTf32, lab_cfg::SharedW4N4Two, float, float>("shr_tf32x3"),
       make_ldsm_run<Variant::kMmaBf16, fc::LdsmW5N5, bf16, bf16>("ldsm_bf16"),
       make_ldsm_run<Variant::kMmaBf16, fc::LdsmW5N5Quarter, bf16, bf16>("ldsm_bf16"),
       make_ldsm_run<Variant::kMmaBf16, lab_cfg::LdsmW10N5, bf16, bf16>("ldsm_bf16"),
@@ -1251,11 +1263,13 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
         CUDA_CHECK(cudaMemcpy(again.data(), y.p, out_bytes, cudaMemcpyDeviceToHost));
         same_misaligned = again == host;
       }
-      auto key = std::make_pair(r.tin, r.v);
+      // Split products (shared rows in tf32) keep about 16 bits of each operand: held to the unrounded ones.
+      const Variant rounding = r.share && r.v == Variant::kTf32 ? Variant::kFfma : r.v;
+      auto key = std::make_pair(r.tin, rounding);
       if (!rounded_refs.count(key)) {
         std::vector<float> xq(d.x.size()), wq(d.w.size());
-        for (size_t i = 0; i < xq.size(); ++i) xq[i] = round_operand(quantize(d.x[i], r.tin), r.v);
-        for (size_t i = 0; i < wq.size(); ++i) wq[i] = round_operand(d.w[i], r.v);
+        for (size_t i = 0; i < xq.size(); ++i) xq[i] = round_operand(quantize(d.x[i], r.tin), rounding);
+        for (size_t i = 0; i < wq.size(); ++i) wq[i] = round_operand(d.w[i], rounding);
         rounded_refs[key] = reference(s, xq, wq, d.b);
       }
       const Errors eq = compare(out, rounded_refs[key]);
