@@ -369,6 +369,8 @@ using WordF16 = Word16<__half>;
 // and three m16n8k16 products, lo x hi + hi x lo + hi x hi (lo x lo, ~2^-18 relative, dropped). A product's
 // relative error is then about 2^-16, 30 times under one TF32 rounding's 2^-11, for 3/2 of tf32's MMA issue per K
 // (three k16 MMAs against two k8). Kernels that take it stage hi and lo words apart and hold hi and lo weights.
+// One difference from fp32 remains at the top of the range: a value above bf16's largest finite (about 3.39e38,
+// below fp32's 3.40e38) has an infinite hi part.
 struct WordBf16x3 : Word16<__nv_bfloat16> {
   // The low part of v given its rounded high part h: zero where h is not finite (a NaN or inf stays in hi alone).
   __host__ __device__ static float low_part(float v, float h) {
