@@ -284,9 +284,8 @@ RunFn fused_conv_run(const KernelInit& init) {
                             : v == fc::Variant::kTf32 && short_k
                                 ? "tf32 mode keeps products shorter than 64 off one TF32 rounding"
                                 : fc::stacked_unsupported(shape, v);
-  // Shared rows run tf32 mode as split bf16 products too, whatever K (the stacked kernel's tf32 words do not fit
-  // conv2's 25 k-steps in registers).
-  if ((stacked_why.empty() || v == fc::Variant::kTf32) && fc::shared_rows_unsupported(shape, v).empty()) {
+  // Shared rows decide for themselves (tf32 mode as split bf16 products, whatever K; strict fp32 declined).
+  if (fc::shared_rows_unsupported(shape, v).empty()) {
     const void* packed = init.prepared("shared_rows/" + packed_suffix, [&] {
       Tensor w32 = weights32();
       Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::stacked_weight_bytes(per_image, v, true))});

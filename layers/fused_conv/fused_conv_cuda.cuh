@@ -386,6 +386,17 @@ struct WordBf16x3 : Word16<__nv_bfloat16> {
 template <class Word>
 constexpr bool kSplitWord = std::is_same_v<Word, WordBf16x3>;
 
+// The staged word of Word::kE elements f, and for split words its lo word (else 0): what every staging writes.
+template <class Word>
+__host__ __device__ inline uint2 operand_words(const float* f) {
+  uint2 r = make_uint2(0u, 0u);
+  if constexpr (kSplitWord<Word>)
+    Word::split(f, &r.x, &r.y);
+  else
+    r.x = Word::pack(f);
+  return r;
+}
+
 struct WordTf32 {
   static constexpr int kE = 1;
   __host__ __device__ static uint32_t pack(const float* v) { return tf32_rna(v[0]); }
@@ -450,10 +461,9 @@ __host__ __device__ inline void stage_row_words(const TIn* __restrict__ src, boo
       const int gx = x0 + xw + i;
       v[i] = row_ok && gx >= 0 && gx < w ? to_float(src[gx]) : 0.f;
     }
-    if constexpr (kSplitWord<Word>)  // the lo word lo_off words further
-      Word::split(v, &dst[xw], &dst[xw + lo_off]);
-    else
-      dst[xw] = Word::pack(v);
+    const uint2 wd = operand_words<Word>(v);
+    dst[xw] = wd.x;
+    if constexpr (kSplitWord<Word>) dst[xw + lo_off] = wd.y;  // the lo word lo_off words further
   }
 }
 

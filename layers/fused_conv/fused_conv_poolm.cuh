@@ -189,8 +189,8 @@ struct PoolMW8N5 : PoolMCfg<8, 5, 0, false, 1> {
 struct PoolMW4N1 : PoolMCfg<4, 1, 0, false, 1> {  // one n-tile at a time (the first version)
   static constexpr const char* kName = "poolm_w4_n1";
 };
-struct PoolMW4N5R4
-    : PoolMCfg<4, 5, 4, false, 1> {  // bands of 4 pooled rows: one warp-row each, 10 tiles per conv1 image
+// Bands of 4 pooled rows: one warp-row each, 10 tiles per conv1 image.
+struct PoolMW4N5R4 : PoolMCfg<4, 5, 4, false, 1> {
   static constexpr const char* kName = "poolm_w4_n5_r4";
 };
 struct PoolMW4N5Bulk : PoolMCfg<4, 5, 0, true, 1> {
@@ -259,12 +259,12 @@ __device__ __forceinline__ void poolm_stage(const PoolMPlan& p, const TIn* __res
       const int i = base + u * nthreads;
       if (i >= total) break;
       const int row = p.div_wpr.div(i), at = staged_word(row, i - row * wpr, wpr);
-      if constexpr (kSplitWord<Word>) {
-        uint32_t hi, lo;
-        Word::split(f[u], &hi, &lo);
-        s_img[at] = hi, s_img[p.img_words + at] = lo;
+      if (kCopy && p.vec2) {
+        s_img[at] = bits[u];
       } else {
-        s_img[at] = kCopy && p.vec2 ? bits[u] : Word::pack(f[u]);
+        const uint2 wd = operand_words<Word>(f[u]);
+        s_img[at] = wd.x;
+        if constexpr (kSplitWord<Word>) s_img[p.img_words + at] = wd.y;
       }
     }
   }
@@ -282,12 +282,7 @@ __device__ __forceinline__ void poolm_convert(const PoolMPlan& p, const TIn* raw
   const int wpr = p.pitch / 2, items = p.img_words / 2, hw2 = p.h * p.w / 2;
   auto words = [](float a, float b) {  // a pair's operand word, and its lo word for split words
     const float f[2] = {a, b};
-    uint2 r = make_uint2(0u, 0u);
-    if constexpr (kSplitWord<Word>)
-      Word::split(f, &r.x, &r.y);
-    else
-      r.x = Word::pack(f);
-    return r;
+    return operand_words<Word>(f);
   };
   auto raw_pair = [&](int q) {  // flat: raw element pair q
     if constexpr (kCopy) {

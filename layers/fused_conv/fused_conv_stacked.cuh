@@ -399,10 +399,8 @@ __host__ __device__ inline void stage_flat_words(const StackedPlan& p, BandFn ba
     for (int i = 4 * tid; i < p.plane; i += 4 * nthreads) {
       uint32_t wd[4], wl[4] = {};  // wl: split words' lo words (lo_off words further)
       auto words = [&](int k, const float* f) {
-        if constexpr (kSplitWord<Word>)
-          Word::split(f, &wd[k], &wl[k]);
-        else
-          wd[k] = Word::pack(f);
+        const uint2 w = operand_words<Word>(f);
+        wd[k] = w.x, wl[k] = w.y;
       };
       if (kBits && vec && i + 4 < len) {
         const uint2 v = *reinterpret_cast<const uint2*>(src + i);
