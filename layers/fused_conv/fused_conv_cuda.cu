@@ -25,6 +25,7 @@
 #include "engine/core/float_convert.h"
 #include "engine/registry/op_def.h"
 #include "layers/common/float_device.cuh"
+#include "layers/fused_conv/fused_conv_columns.cuh"
 #include "layers/fused_conv/fused_conv_cuda.cuh"
 #include "layers/fused_conv/fused_conv_poolm.cuh"
 #include "layers/fused_conv/fused_conv_select.h"
@@ -102,6 +103,14 @@ cudaError_t launch_ffma(fc::Variant, const fc::ConvPoolShape& s, const void* x, 
                         void* y, cudaStream_t stream) {
   return fc::launch_fused_conv_ffma<Cfg, float, float>(s, static_cast<const float*>(x), w, bias, static_cast<float*>(y),
                                                        stream);
+}
+
+// The column kernel (strict fp32), float32 in and out.
+template <class Cfg>
+cudaError_t launch_columns(fc::Variant, const fc::ConvPoolShape& s, const void* x, const void* w, const float* bias,
+                           void* y, cudaStream_t stream) {
+  return fc::launch_fused_conv_columns<Cfg, float, float>(s, static_cast<const float*>(x), w, bias,
+                                                          static_cast<float*>(y), stream);
 }
 
 // The launcher for storage type `t`; `float_in`: the input is float32 (the graph's input, its Cast folded in).
@@ -342,6 +351,22 @@ RunFn fused_conv_run(const KernelInit& init) {
     if (fc::make_plan(shape, pv, fc::ConvTileLargeRows::kTargetPixels, limits.smem_optin, &plan, &why))
       add_pm(fc::ConvTileLargeRows::kName, launch_ffma<fc::ConvTileLargeRows>);
   };
+  // The column kernel first: a lane's 8 or 16 rows of a column x 4 channels (lab, H200, batch 10000: see
+  // fused_conv_columns.cuh); it shares the FFMA packing and declines shapes whose weights and tile do not fit.
+  auto add_columns = [&](const char* name, int rows, int target_pixels, LaunchFn launch) {
+    if (ffma_rows && fc::make_column_plan(shape, rows, target_pixels, limits.smem_optin, &plan, &why))
+      add_pm(name, launch);
+  };
+  add_columns(fc::ColumnTileR16W8::kName, fc::ColumnTileR16W8::kRows, fc::ColumnTileR16W8::kTargetPixels,
+              launch_columns<fc::ColumnTileR16W8>);
+  add_columns(fc::ColumnTileR16W4::kName, fc::ColumnTileR16W4::kRows, fc::ColumnTileR16W4::kTargetPixels,
+              launch_columns<fc::ColumnTileR16W4>);
+  add_columns(fc::ColumnTileR8W4::kName, fc::ColumnTileR8W4::kRows, fc::ColumnTileR8W4::kTargetPixels,
+              launch_columns<fc::ColumnTileR8W4>);
+  add_columns(fc::ColumnTileR8W8::kName, fc::ColumnTileR8W8::kRows, fc::ColumnTileR8W8::kTargetPixels,
+              launch_columns<fc::ColumnTileR8W8>);
+  add_columns(fc::ColumnTileR8W5::kName, fc::ColumnTileR8W5::kRows, fc::ColumnTileR8W5::kTargetPixels,
+              launch_columns<fc::ColumnTileR8W5>);
   if (shape.c > 1) add_ffma_rows();
   if (fc::make_plan(shape, pv, fc::ConvTileLarge::kTargetPixels, limits.smem_optin, &plan, &why))
     add_pm(fc::ConvTileLarge::kName, launcher_for<fc::ConvTileLarge>(storage, float_in));

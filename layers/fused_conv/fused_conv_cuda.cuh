@@ -130,6 +130,7 @@ struct TilePlan {
   int plane, img_words;                             // words per staged channel, per staged image
   int pixels, mtiles;                               // conv outputs per tile, m16 tiles
   int ct_stride;                                    // floats per channel of the conv tile
+  int vpool;                                        // column kernel: conv rows max-pooled before the conv tile
   int tiles_y, tiles_x, tiles;                      // band and column-block counts, total tiles
   int off_w, off_kofs, off_in, off_ct, smem_bytes;  // shared-memory layout in bytes
 };
@@ -221,6 +222,27 @@ inline bool shrink_to_fit(TileSize& t, int smem_limit, BytesFn bytes, std::strin
   }
 }
 
+// The tile of about target_pixels conv outputs (first_tile), halved until size(p, tile) plans a tile that fits in
+// smem_limit bytes, with 32-bit tile indices; false with the reason otherwise. p holds the conv sizes and is left
+// planned for the tile. Shared by the pixels-on-M kernel's plan and the column kernel's.
+template <class SizeFn>
+inline bool fit_tile(TilePlan& p, int target_pixels, int row_multiple, int smem_limit, SizeFn size, std::string* why) {
+  TileSize ts = first_tile(p.n, p.ph, p.pw, p.win, p.ps, target_pixels, row_multiple);
+  if (!shrink_to_fit(
+          ts, smem_limit,
+          [&](const TileSize& t) {
+            size(p, t);
+            return p.smem_bytes;
+          },
+          why))
+    return false;
+  if (static_cast<long long>(ceil_div(p.n, p.g)) * p.tiles_y * p.tiles_x > (1LL << 31) - 1) {
+    if (why) *why = "too many tiles for 32-bit tile indices";
+    return false;
+  }
+  return true;
+}
+
 // Picks the tile for a shape, variant and configuration; false (with the reason) when even one pooled output
 // per tile does not fit in `smem_limit` bytes.
 inline bool make_plan(const ConvPoolShape& s, Variant v, int target_pixels, int smem_limit, TilePlan* out,
@@ -234,19 +256,8 @@ inline bool make_plan(const ConvPoolShape& s, Variant v, int target_pixels, int 
   p.np = mma ? nt_for(s.k) : round_up(s.k, 4);
   // Weights take at most half of shared memory; larger ones (tf32, c=16, r=7, k=64: 200 KB) stay in L2/L1.
   p.w_in_smem = mma && p.kchunks * p.np * 32 * 8 <= smem_limit / 2;
-  TileSize ts = first_tile(p.n, p.ph, p.pw, p.win, p.ps, target_pixels, 1);
-  if (!shrink_to_fit(
-          ts, smem_limit,
-          [&](const TileSize& t) {
-            size_tiles(p, mma, t.g, t.pb, t.pcb);
-            return p.smem_bytes;
-          },
-          why))
-    return false;
-  if (static_cast<long long>(ceil_div(p.n, p.g)) * p.tiles_y * p.tiles_x > (1LL << 31) - 1) {
-    if (why) *why = "too many tiles for 32-bit tile indices";
-    return false;
-  }
+  auto size = [mma](TilePlan& q, const TileSize& t) { size_tiles(q, mma, t.g, t.pb, t.pcb); };
+  if (!fit_tile(p, target_pixels, 1, smem_limit, size, why)) return false;
   *out = p;
   return true;
 }

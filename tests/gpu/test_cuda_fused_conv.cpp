@@ -138,8 +138,9 @@ TEST_CASE("cuda FusedConv reads the graph's float32 input in fp16 and bf16 witho
     }
 }
 
-// Strict fp32 runs the FFMA kernel; each of its configurations forced on kernel sizes its unrolled rows take (3, 5,
-// 7) and ones they leave to the general loop (4, 6), with one and several input channels.
+// Strict fp32 runs the FFMA kernels; each of their configurations forced on kernel sizes the unrolled rows take (3,
+// 5, 7) and ones they leave to the general loop (4, 6), with one and several input channels; the column kernel's
+// configurations on the same shapes (every kernel size compiled; pooled in registers or not: the 3/2 pool).
 TEST_CASE("cuda FusedConv: every strict-fp32 configuration matches the CPU") {
   IE_REQUIRE_GPU();
   const std::vector<FusedCase> cases = {
@@ -156,7 +157,9 @@ TEST_CASE("cuda FusedConv: every strict-fp32 configuration matches the CPU") {
     const std::vector<Tensor> in = inputs_of(c, what);
     const Graph g = graph_of(c, in, "ffma");
     const std::vector<Tensor> want = run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}});
-    for (const char* config : {"w8_m4_px1024", "w4_m2_px512", "w8_m4_px1024_rows", "w4_m2_px512_rows"}) {
+    for (const char* config :
+         {"w8_m4_px1024", "w4_m2_px512", "w8_m4_px1024_rows", "w4_m2_px512_rows", "cols_r16_w8_px1024",
+          "cols_r16_w4_px2048", "cols_r8_w4_px3200", "cols_r8_w8_px6400", "cols_r8_w5_px6400"}) {
       INFO(what, " with ", config);
       ScopedEnv env("IE_FUSED_CONV_CONFIG", config);
       CHECK(served_by(g, c.x, Precision::fp32) == kernel_set::kCuda);
@@ -436,11 +439,13 @@ TEST_CASE("cuda FusedConv keeps NaN through the pool and ReLU in every configura
   std::vector<Tensor> in = inputs_of(c, "nan");
   in[0].data_as<float>()[86 * 86 + 40 * 86 + 40] = NAN;  // image 1, row 40, column 40
   const Graph g = graph_of(c, in, "nan");
-  for (const char* config : {"stk_w4_n4_px1024", "stk_w8_n5_px6400", "w8_m4_px1024", "w4_m2_px512", "w8_m4_px1024_rows",
-                             "w4_m2_px512_rows", "poolm_w4_n5", "poolm_w4_n5_r4", "poolm_w4_n5_bulk"})
+  for (const char* config :
+       {"stk_w4_n4_px1024", "stk_w8_n5_px6400", "w8_m4_px1024", "w4_m2_px512", "w8_m4_px1024_rows", "w4_m2_px512_rows",
+        "poolm_w4_n5", "poolm_w4_n5_r4", "poolm_w4_n5_bulk", "cols_r16_w8_px1024", "cols_r8_w4_px3200"})
     for (Precision p : {Precision::bf16, Precision::fp32}) {
       if (p == Precision::fp32 && (config[0] == 's' || config[0] == 'p')) continue;  // Tensor Core kernels
-      if (p != Precision::fp32 && std::string(config).find("_rows") != std::string::npos) continue;  // fp32 only
+      const bool fp32_only = std::string(config).find("_rows") != std::string::npos || config[0] == 'c';
+      if (p != Precision::fp32 && fp32_only) continue;
       INFO(config, " in ", precision_name(p));
       ScopedEnv env("IE_FUSED_CONV_CONFIG", config);
       const std::vector<int64_t> nan_in =

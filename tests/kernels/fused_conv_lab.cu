@@ -48,6 +48,23 @@
 //   call, plain -> unrolled (best configuration of each; tools/results/h200/ffma_rows/): conv2 3.70 -> 2.77 ms
 //   (17.3 -> 23.2 TFLOP/s), conv1 2.41 -> 2.94 ms (one input channel: fewer warps per SM hurt more than the
 //   loop costs), so the unrolled kernels are candidates of their own and the tuner keeps the winner per shape.
+// - cols (fused_conv_columns.cuh): strict fp32 with the input staged column-major; a lane owns RO = 8 or 16 conv
+//   rows of one column x 4 channels and slides down the column: per kernel column, ceil((RO+r-1)/4) LDS.128 of
+//   inputs and r broadcast LDS.128 of weights feed RO x r x 4 FFMA (RO 16, r 7: 13 loads for 448 FFMA).
+//   H200, batch 10000, f32 in and out, ms (tools/results/h200/fp32_columns/; same call per line):
+//                                                  conv1 best          conv2 best        (pixels-on-M FFMA: 2.41
+//                                                  / 2.77)
+//     conv tile in shared memory, pool_store       1.344 (r8_w4)       1.602 (r16_w8)    call_lab1_first
+//       ncu conv1 r8_w4: 958 M warp instructions for 392 M FFMA: pool_store's run-time divisions, 28% occupancy
+//     rows pooled in registers, windows across     1.038 (r8_w8)       1.626 (r16_w8)    call_lab1
+//       lanes by shuffles, stored from registers (no conv tile; needs a power-of-two window <= 32 and win == ps)
+//     the window known at compile time (2, 4)      0.865 (r8_w8)       1.558 (r16_w8)    call_a
+//       conv1: 778 -> 684 M instructions (FFMA 60%); per-instruction samples: 11% on the barrier's branch, 9% on
+//       the staging's stores (waiting on the global loads); conv2: FFMA 84% of instructions, 69% of the FFMA rate
+//     weights re-laid [ci][kx][quad][ky] in shared  0.847 (r8_w4)       1.541 (r16_w8)    call_lab2
+//       memory (immediate offsets), float4 staging stores; r8_w5 (an image in 25 blocks, 5 warps) 0.899
+//   r16 loses on conv1 (bands of 16 rows: 17% of rows wasted, 5 blocks over 4 or 8 warps); r8 on conv2 (32 accumulators
+//   per lane against 64). All configurations are tuner candidates (strict fp32, and tf32's short products).
 // - The epilogue stages the fp32 conv tile in shared memory and pools from there: general for any window and
 //   stride (overlapping 3/2 included) and exact (fp32 conv values, bias and ReLU after the max). Its cost is
 //   shared memory: for conv2 a whole image (32x32x16 fp32 = 64 KB) with ConvTileLarge.
@@ -169,6 +186,7 @@
 #include <tuple>
 #include <vector>
 
+#include "layers/fused_conv/fused_conv_columns.cuh"
 #include "layers/fused_conv/fused_conv_cuda.cuh"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
 #include "tests/kernels/fused_conv_ldsm.cuh"
@@ -604,6 +622,70 @@ bool emulate_case(const Case& cs, Variant v, const EmuConfig& cfg, uint64_t seed
   return ok;
 }
 
+// Replays one launch of the column kernel (fused_conv_columns.cuh) tile by tile, lane by lane, rows per lane RO.
+template <int R, int RO>
+bool emulate_columns_r(const Case& cs, int target_pixels, uint64_t seed) {
+  const ConvPoolShape& s = cs.s;
+  const Data d = make_live_data(s, seed);
+  fc::TilePlan p;
+  std::string why;
+  if (!fc::make_column_plan(s, RO, target_pixels, fc::kDefaultSmemLimit, &p, &why)) {
+    printf("n/a   emulate cols  r%-2d px%-5d %-36s %s\n", RO, target_pixels, cs.name, why.c_str());
+    return true;  // a shape the column kernel declines runs on the pixels-on-M kernel
+  }
+  p.vpool = std::min(p.vpool, 1);  // the pool across lanes (vpool 2) needs warp shuffles: the GPU runs check it
+  std::vector<float> wpk(fc::packed_weight_bytes(s, Variant::kFfma) / 4);
+  fc::pack_weights(s, Variant::kFfma, d.w.data(), wpk.data());
+  std::vector<float4> s_w(wpk.size() / 4);
+  fc::stage_column_weights(p, reinterpret_cast<const float4*>(wpk.data()), s_w.data(), 0, 1);
+  std::vector<float> s_in(static_cast<size_t>(p.g) * p.img_words + 4);
+  std::vector<float> ct(static_cast<size_t>(p.k) * p.ct_stride);
+  std::vector<float> y(out_count(s), NAN);
+  const float kPoison = -12345.f;
+  bool ok = true;
+  const int blocks = fc::column_blocks(p, RO);
+  for (int tile = 0; tile < p.tiles && ok; ++tile) {
+    const fc::TileCoord t = fc::tile_coord(p, tile);
+    std::fill(s_in.begin(), s_in.end() - 4, kPoison);
+    std::fill(ct.begin(), ct.end(), 1e30f);  // an unwritten conv value shows up in the pooled output
+    for (int warp = 0; warp < 3; ++warp)
+      for (int lane = 0; lane < 32; ++lane) fc::stage_columns(p, d.x.data(), t, s_in.data(), warp, 3, lane);
+    if (std::count(s_in.begin(), s_in.end() - 4, kPoison) !=
+        static_cast<long>(p.g * p.c * (p.cwk + p.r - 1)) * (p.ws - p.irb)) {
+      printf("  staging left words unwritten (tile %d)\n", tile);
+      ok = false;
+    }
+    for (int b = 0; b < blocks; ++b)
+      for (int lane = 0; lane < 32; ++lane)
+        fc::column_block<R, RO, 0>(p, s_in.data(), s_w.data(), ct.data(), b, lane, t, d.b.data(), y.data());
+    fc::pool_store_columns(p, ct.data(), d.b.data(), y.data(), t, 0, 1);
+  }
+  const Errors e = compare(y, rounded_reference<fc::WordF32>(s, d));
+  ok = ok && e.non_finite == 0 && e.rel_l2 <= 1e-5 && e.max_rel <= 1e-5;
+  printf(
+      "%s  emulate cols  r%-2d px%-5d %-36s g=%d pb=%d pcb=%d tiles=%d vpool=%d rel_l2 %.2e max_rel %.2e unwritten "
+      "%zu (tol 1e-05)\n",
+      ok ? "PASS" : "FAIL", RO, target_pixels, cs.name, p.g, p.pb, p.pcb, p.tiles, p.vpool, e.rel_l2, e.max_rel,
+      e.non_finite);
+  return ok;
+}
+
+template <int RO>
+bool emulate_columns_case(const Case& cs, int target_pixels, uint64_t seed) {
+  switch (cs.s.r) {
+    case 3:
+      return emulate_columns_r<3, RO>(cs, target_pixels, seed);
+    case 4:
+      return emulate_columns_r<4, RO>(cs, target_pixels, seed);
+    case 5:
+      return emulate_columns_r<5, RO>(cs, target_pixels, seed);
+    case 6:
+      return emulate_columns_r<6, RO>(cs, target_pixels, seed);
+    default:
+      return emulate_columns_r<7, RO>(cs, target_pixels, seed);
+  }
+}
+
 // FastDiv against plain division: every divisor 1..4096 on edge dividends, then random pairs up to 2^31 - 1.
 bool fastdiv_self_check() {
   std::mt19937_64 rng(99);
@@ -955,6 +1037,11 @@ int run_emulation() {
       ++seed;
       failures += !emulate_ldsm_case<fc::WordBf16>(cs, Variant::kMmaBf16, 5, px, seed);
     }
+    for (int px : {48, 1024, 3200}) {  // the column kernel: small tiles (many bands), its configurations' sizes
+      ++seed;
+      failures += !emulate_columns_case<8>(cs, px, seed);
+      failures += !emulate_columns_case<16>(cs, px, seed);
+    }
   }
   // The supported() boundary.
   const struct {
@@ -1011,6 +1098,8 @@ struct Run {
   bool stacked = false;  // the stacked kernel (fused_conv_stacked.cuh): its own weight layout and range
   bool share = false;    // ... its shared-rows plans (shared_rows_mma): their own weight layout and range
   bool ldsm = false;     // the ldmatrix kernel (fused_conv_ldsm.cuh): its own plan and range (weights: rp = 8)
+  int column_rows = 0;   // the column kernel (fused_conv_columns.cuh): rows per lane; ffma weights, its own plan
+  int column_px = 0;     // ... and its target pixels
 };
 
 template <Variant V, class Cfg, class TIn, class TOut>
@@ -1062,6 +1151,28 @@ Run make_ldsm_run(const char* name) {
   return r;
 }
 
+template <class Cfg, class TIn, class TOut>
+cudaError_t launch_columns_erased(const ConvPoolShape& s, const void* x, const void* w, const float* b, void* y,
+                                  cudaStream_t st) {
+  return fc::launch_fused_conv_columns<Cfg, TIn, TOut>(s, static_cast<const TIn*>(x), w, b, static_cast<TOut*>(y), st);
+}
+
+template <class Cfg, class TIn, class TOut>
+Run make_columns_run() {
+  Run r{Variant::kFfma, "cols", Cfg::kName, dt_of<TIn>(), dt_of<TOut>(), &launch_columns_erased<Cfg, TIn, TOut>};
+  r.column_rows = Cfg::kRows, r.column_px = Cfg::kTargetPixels;
+  return r;
+}
+
+// Whether the column kernel's plan takes the shape ("" when it does, or the run is another kernel's).
+std::string columns_run_unsupported(const ConvPoolShape& s, const Run& r) {
+  fc::TilePlan p;
+  std::string why;
+  if (r.column_rows && !fc::make_column_plan(s, r.column_rows, r.column_px, fc::kDefaultSmemLimit, &p, &why))
+    return why;
+  return "";
+}
+
 // Whether a stacked run takes the shape ("" when it does).
 std::string stacked_run_unsupported(const ConvPoolShape& s, const Run& r) {
   if (r.ldsm) return fc::ldsm_unsupported(s, r.v);
@@ -1079,6 +1190,11 @@ std::vector<Run> all_runs() {
       make_run<Variant::kFfma, L, bf16, float>("ffma"),
       make_run<Variant::kFfma, fc::ConvTileSmallRows, float, float>("ffma"),
       make_run<Variant::kFfma, fc::ConvTileLargeRows, float, float>("ffma"),
+      make_columns_run<fc::ColumnTileR8W4, float, float>(),
+      make_columns_run<fc::ColumnTileR8W8, float, float>(),
+      make_columns_run<fc::ColumnTileR8W5, float, float>(),
+      make_columns_run<fc::ColumnTileR16W4, float, float>(),
+      make_columns_run<fc::ColumnTileR16W8, float, float>(),
       make_run<Variant::kTf32, S, float, float>("tf32"),
       make_run<Variant::kTf32, L, float, float>("tf32"),
       make_run<Variant::kMmaBf16, S, float, float>("mma_bf16"),
@@ -1241,6 +1357,11 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
           continue;
         }
       }
+      if (const std::string no = columns_run_unsupported(s, r); !no.empty()) {
+        printf("n/a   %-8s %-16s %-34s n=%-5d the column kernel does not take it: %s\n", r.variant, r.config, cs.name,
+               s.n, no.c_str());
+        continue;
+      }
       const auto wkey = std::make_tuple(r.v, r.stacked, r.share, r.ldsm);
       if (!w_dev.count(wkey)) w_dev[wkey] = packed_weights(s, r, d.w);
       const size_t out_bytes = out_count(s) * dt_size(r.tout);
@@ -1341,6 +1462,7 @@ int time_runs(const std::vector<Run>& runs, const std::vector<int>& batches, con
           fill(bufs.back()->p, r.tin, in_count(s), 0x1234u + 977u * i);
         }
         if (r.stacked && !stacked_run_unsupported(s, r).empty()) continue;
+        if (!columns_run_unsupported(s, r).empty()) continue;
         auto w = packed_weights(s, r, d.w);
         for (int i = 0; i < kWarmup; ++i)
           CUDA_CHECK(r.launch(s, bufs[i % kBuffers]->p, w->p, static_cast<const float*>(bias->p), y.p, stream));

@@ -10,7 +10,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 export TORCH_PYTHON=${TORCH_PYTHON:-/opt/torch/.venv/bin/python3}
 if [[ -f .device/build.tgz ]]; then
   rm -rf .device/build
-  tar xzf .device/build.tgz -C .device
+  tar xf .device/build.tgz -C .device  # gzip or xz
 fi
 B=.device/build/bin
 D=.device/data
