@@ -63,6 +63,10 @@
 //       the staging's stores (waiting on the global loads); conv2: FFMA 84% of instructions, 69% of the FFMA rate
 //     weights re-laid [ci][kx][quad][ky] in shared  0.847 (r8_w4)       1.541 (r16_w8)    call_lab2
 //       memory (immediate offsets), float4 staging stores; r8_w5 (an image in 25 blocks, 5 warps) 0.899
+//     tried, dropped: the next tile copied by cp.async  0.947 (r8_w8)     1.733 (r16_w8)    call_b
+//       (4 bytes a lane) into a raw buffer under this tile's work, then turned into columns in shared memory:
+//       the raw buffer's shared memory cost occupancy (conv1 r8_w4 38% -> 32%) and the transpose pass more than
+//       the hidden load latency saved; the conv net in fp32 2.47 -> 2.71 ms at 10000
 //   r16 loses on conv1 (bands of 16 rows: 17% of rows wasted, 5 blocks over 4 or 8 warps); r8 on conv2 (32 accumulators
 //   per lane against 64). All configurations are tuner candidates (strict fp32, and tf32's short products).
 // - The epilogue stages the fp32 conv tile in shared memory and pools from there: general for any window and
