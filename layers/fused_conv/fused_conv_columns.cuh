@@ -182,54 +182,43 @@ __host__ __device__ inline void column_block(const TilePlan& p, const float* __r
       }
     }
   }
-#ifdef __CUDA_ARCH__
-  if (p.vpool == 2) {  // rows in registers, then across the window's lanes; the window's first lane stores
-    const int win = kWin ? kWin : p.win;
-    const int img = t.n0 + gi, pcol = t.tx * p.pcb + col / win, pr0 = row0 / win;
-    const bool lead = valid && col % win == 0 && img < p.n && pcol < p.pw;
-    const int pooled = imin(RO / win, imin(p.pb - pr0, p.ph - t.ty * p.pb - pr0));
-    TOut* dst = y + (static_cast<size_t>(img) * p.k + q * 4) * p.ph * p.pw + (t.ty * p.pb + pr0) * p.pw + pcol;
+  if (p.vpool) {  // row0 is a multiple of the window: each window's max down the lane's rows
+    const int win = kWin ? kWin : p.win, pr0 = row0 / win;
+    // vpool 2: across the window's lanes too, the window's first lane stores to y; vpool 1: every lane to ct.
+    const int img = t.n0 + gi, pcol = t.tx * p.pcb + col / win;
+    const bool to_y = p.vpool == 2;
+    const bool store = valid && (!to_y || (col % win == 0 && img < p.n && pcol < p.pw));
+    const int pooled = imin(RO / win, imin(p.pb - pr0, to_y ? p.ph - t.ty * p.pb - pr0 : p.pb));
     FUSED_CONV_UNROLL
     for (int j = 0; j < 4; ++j) {
-      if (q * 4 + j >= p.k) break;
-      const float b = bias ? bias[q * 4 + j] : 0.f;
+      const int ch = q * 4 + j;
+      if (ch >= p.k) break;
+      const float b = to_y && bias ? bias[ch] : 0.f;
       float m = acc[0][j];
       int in_window = 0, pr = 0;
       FUSED_CONV_UNROLL
       for (int i = 0; i < RO; ++i) {
         m = in_window == 0 ? acc[i][j] : nan_max(m, acc[i][j]);
-        if (++in_window == win) {
+        if (++in_window < win) continue;
+#ifdef __CUDA_ARCH__
+        if (to_y) {
           FUSED_CONV_UNROLL
           for (int sh = 1; sh < win; sh <<= 1) m = nan_max(m, __shfl_xor_sync(0xffffffffu, m, sh));
-          if (lead && pr < pooled)
-            dst[static_cast<size_t>(j) * p.ph * p.pw + pr * p.pw] = from_float<TOut>(nan_relu(m + b));
-          in_window = 0, ++pr;
         }
-      }
-    }
-    return;
-  }
 #endif
-  if (!valid) return;
-  if (p.vpool) {  // row0 is a multiple of the window: each window's max, pooled rows past the band dropped
-    float* dst = ct + (gi * p.pb + row0 / p.win) * p.cwk + col;
-    const int pooled = imin(RO / p.win, p.pb - row0 / p.win);
-    FUSED_CONV_UNROLL
-    for (int j = 0; j < 4; ++j) {
-      if (q * 4 + j >= p.k) break;
-      float m = acc[0][j];
-      int in_window = 0, pr = 0;
-      FUSED_CONV_UNROLL
-      for (int i = 0; i < RO; ++i) {
-        m = in_window == 0 ? acc[i][j] : nan_max(m, acc[i][j]);
-        if (++in_window == p.win) {
-          if (pr < pooled) dst[(q * 4 + j) * p.ct_stride + pr * p.cwk] = m;
-          in_window = 0, ++pr;
+        if (store && pr < pooled) {
+          if (to_y)
+            y[((static_cast<size_t>(img) * p.k + ch) * p.ph + t.ty * p.pb + pr0 + pr) * p.pw + pcol] =
+                from_float<TOut>(nan_relu(m + b));
+          else
+            ct[ch * p.ct_stride + (gi * p.pb + pr0 + pr) * p.cwk + col] = m;
         }
+        in_window = 0, ++pr;
       }
     }
     return;
   }
+  if (!valid) return;
   float* dst = ct + (gi * p.crb + row0) * p.cwk + col;
   FUSED_CONV_UNROLL
   for (int i = 0; i < RO; ++i) {
@@ -237,27 +226,6 @@ __host__ __device__ inline void column_block(const TilePlan& p, const float* __r
     FUSED_CONV_UNROLL
     for (int j = 0; j < 4; ++j)
       if (q * 4 + j < p.k) dst[(q * 4 + j) * p.ct_stride + i * p.cwk] = acc[i][j];
-  }
-}
-
-// Epilogue: pool_store, or with the rows pooled already (p.vpool) the max along each pooled row's window.
-template <class TOut>
-__host__ __device__ inline void pool_store_columns(const TilePlan& p, const float* __restrict__ ct,
-                                                   const float* __restrict__ bias, TOut* __restrict__ y,
-                                                   const TileCoord& t, int tid, int nthreads) {
-  if (!p.vpool) return pool_store(p, ct, bias, y, t, tid, nthreads);
-  const int total = p.g * p.k * p.pb * p.pcb;
-  for (int idx = tid; idx < total; idx += nthreads) {
-    const int pc = idx % p.pcb, r1 = idx / p.pcb;
-    const int pr = r1 % p.pb, r2 = r1 / p.pb;
-    const int ch = r2 % p.k, gi = r2 / p.k;
-    const int img = t.n0 + gi, prow = t.ty * p.pb + pr, pcol = t.tx * p.pcb + pc;
-    if (img >= p.n || prow >= p.ph || pcol >= p.pw) continue;
-    const float* src = ct + ch * p.ct_stride + (gi * p.pb + pr) * p.cwk + pc * p.ps;
-    float m = src[0];
-    for (int j = 1; j < p.win; ++j) m = nan_max(m, src[j]);
-    y[((static_cast<size_t>(img) * p.k + ch) * p.ph + prow) * p.pw + pcol] =
-        from_float<TOut>(nan_relu(m + (bias ? bias[ch] : 0.f)));
   }
 }
 
@@ -282,7 +250,7 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32)
     for (int b = warp; b < blocks; b += Cfg::kWarps)
       column_block<R, Cfg::kRows, kWin>(p, s_in, s_w, s_ct, b, lane, t, bias, y);
     __syncthreads();
-    if (p.vpool != 2) pool_store_columns(p, s_ct, bias, y, t, tid, kThreads);  // s_ct: next written after a barrier
+    if (p.vpool != 2) pool_store(p, s_ct, bias, y, t, tid, kThreads);  // s_ct: next written after a barrier
   }
 }
 

@@ -353,20 +353,16 @@ RunFn fused_conv_run(const KernelInit& init) {
   };
   // The column kernel first: a lane's 8 or 16 rows of a column x 4 channels (lab, H200, batch 10000: see
   // fused_conv_columns.cuh); it shares the FFMA packing and declines shapes whose weights and tile do not fit.
-  auto add_columns = [&](const char* name, int rows, int target_pixels, LaunchFn launch) {
-    if (ffma_rows && fc::make_column_plan(shape, rows, target_pixels, limits.smem_optin, &plan, &why))
-      add_pm(name, launch);
+  auto add_columns = [&](auto cfg) {
+    using Cfg = decltype(cfg);
+    if (ffma_rows && fc::make_column_plan(shape, Cfg::kRows, Cfg::kTargetPixels, limits.smem_optin, &plan, &why))
+      add_pm(Cfg::kName, launch_columns<Cfg>);
   };
-  add_columns(fc::ColumnTileR16W8::kName, fc::ColumnTileR16W8::kRows, fc::ColumnTileR16W8::kTargetPixels,
-              launch_columns<fc::ColumnTileR16W8>);
-  add_columns(fc::ColumnTileR16W4::kName, fc::ColumnTileR16W4::kRows, fc::ColumnTileR16W4::kTargetPixels,
-              launch_columns<fc::ColumnTileR16W4>);
-  add_columns(fc::ColumnTileR8W4::kName, fc::ColumnTileR8W4::kRows, fc::ColumnTileR8W4::kTargetPixels,
-              launch_columns<fc::ColumnTileR8W4>);
-  add_columns(fc::ColumnTileR8W8::kName, fc::ColumnTileR8W8::kRows, fc::ColumnTileR8W8::kTargetPixels,
-              launch_columns<fc::ColumnTileR8W8>);
-  add_columns(fc::ColumnTileR8W5::kName, fc::ColumnTileR8W5::kRows, fc::ColumnTileR8W5::kTargetPixels,
-              launch_columns<fc::ColumnTileR8W5>);
+  add_columns(fc::ColumnTileR16W8{});
+  add_columns(fc::ColumnTileR16W4{});
+  add_columns(fc::ColumnTileR8W4{});
+  add_columns(fc::ColumnTileR8W8{});
+  add_columns(fc::ColumnTileR8W5{});
   if (shape.c > 1) add_ffma_rows();
   if (fc::make_plan(shape, pv, fc::ConvTileLarge::kTargetPixels, limits.smem_optin, &plan, &why))
     add_pm(fc::ConvTileLarge::kName, launcher_for<fc::ConvTileLarge>(storage, float_in));

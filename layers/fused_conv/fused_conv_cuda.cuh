@@ -602,17 +602,18 @@ __host__ __device__ inline void ffma_block(const TilePlan& p, const float* __res
     if (col0 + i < p.cwk && q * 4 + j < p.k) ct[(q * 4 + j) * p.ct_stride + tr * p.cwk + col0 + i] = acc[i][j];
 }
 
-// One pooled output from a win x win window of fp32 conv values (rows `stride` floats apart): max, + bias, ReLU.
+// One pooled output from a rows x cols window of fp32 conv values (rows `stride` floats apart): max, + bias, ReLU.
 template <class TOut>
-__host__ __device__ inline void pool_window(const float* __restrict__ src, int stride, int win, float bias,
+__host__ __device__ inline void pool_window(const float* __restrict__ src, int stride, int rows, int cols, float bias,
                                             TOut* __restrict__ dst) {
   float m = src[0];
-  for (int i = 0; i < win; ++i)
-    for (int j = 0; j < win; ++j) m = nan_max(m, src[i * stride + j]);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) m = nan_max(m, src[i * stride + j]);
   *dst = from_float<TOut>(nan_relu(m + bias));
 }
 
-// Epilogue: pooled outputs of the tile from the fp32 conv tile; bias and ReLU after the max (see the top).
+// Epilogue: pooled outputs of the tile from the fp32 conv tile; bias and ReLU after the max (see the top). With
+// p.vpool (the column kernel) the tile holds rows pooled already, pb per image: the max runs along the row alone.
 template <class TOut>
 __host__ __device__ inline void pool_store(const TilePlan& p, const float* __restrict__ ct,
                                            const float* __restrict__ bias, TOut* __restrict__ y, const TileCoord& t,
@@ -624,7 +625,8 @@ __host__ __device__ inline void pool_store(const TilePlan& p, const float* __res
     const int ch = r2 % p.k, gi = r2 / p.k;
     const int img = t.n0 + gi, prow = t.ty * p.pb + pr, pcol = t.tx * p.pcb + pc;
     if (img >= p.n || prow >= p.ph || pcol >= p.pw) continue;
-    pool_window(ct + ch * p.ct_stride + (gi * p.crb + pr * p.ps) * p.cwk + pc * p.ps, p.cwk, p.win,
+    const int row = p.vpool ? gi * p.pb + pr : gi * p.crb + pr * p.ps;
+    pool_window(ct + ch * p.ct_stride + row * p.cwk + pc * p.ps, p.cwk, p.vpool ? 1 : p.win, p.win,
                 bias ? bias[ch] : 0.f, y + ((static_cast<size_t>(img) * p.k + ch) * p.ph + prow) * p.pw + pcol);
   }
 }

@@ -519,7 +519,7 @@ __host__ __device__ inline void stacked_pool_store(const StackedPlan& p, const f
     const int img = t.n0 + gi, prow = t.ty * p.pb + pr, pcol = t.tx * p.pcb + pc;
     if (img >= p.n || prow >= p.ph || pcol >= p.pw) continue;
     pool_window(ct + ch * p.ct_stride + (gi * p.rows_alloc + pr * p.ps) * p.cols_alloc + pc * p.ps, p.cols_alloc, p.win,
-                bias ? bias[ch] : 0.f, y + ((static_cast<size_t>(img) * p.k + ch) * p.ph + prow) * p.pw + pcol);
+                p.win, bias ? bias[ch] : 0.f, y + ((static_cast<size_t>(img) * p.k + ch) * p.ph + prow) * p.pw + pcol);
   }
 }
 

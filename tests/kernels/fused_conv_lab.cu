@@ -662,7 +662,7 @@ bool emulate_columns_r(const Case& cs, int target_pixels, uint64_t seed) {
     for (int b = 0; b < blocks; ++b)
       for (int lane = 0; lane < 32; ++lane)
         fc::column_block<R, RO, 0>(p, s_in.data(), s_w.data(), ct.data(), b, lane, t, d.b.data(), y.data());
-    fc::pool_store_columns(p, ct.data(), d.b.data(), y.data(), t, 0, 1);
+    fc::pool_store(p, ct.data(), d.b.data(), y.data(), t, 0, 1);
   }
   const Errors e = compare(y, rounded_reference<fc::WordF32>(s, d));
   ok = ok && e.non_finite == 0 && e.rel_l2 <= 1e-5 && e.max_rel <= 1e-5;
