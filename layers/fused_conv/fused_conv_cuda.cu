@@ -31,6 +31,7 @@
 #include "layers/fused_conv/fused_conv_select.h"
 #include "layers/fused_conv/fused_conv_setup.h"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
+#include "layers/fused_conv/fused_conv_wgmma.cuh"
 
 namespace ie {
 namespace {
@@ -302,6 +303,18 @@ RunFn fused_conv_run(const KernelInit& init) {
       return bytes;
     });
     fused_conv_select::add_shared_rows_candidates(shape, v, float_in, packed, bias, limits.smem_optin, &candidates);
+  }
+  if (fc::wgmma_unsupported(shape, v).empty() && !float_in) {
+    const void* packed = init.prepared("wgmma/" + packed_suffix, [&] {
+      Tensor w32 = weights32();
+      Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::wgmma_weight_bytes(per_image))});
+      if (v == fc::Variant::kMmaF16)
+        fc::wgmma_pack_weights<__half>(per_image, w32.data_as<float>(), bytes.data());
+      else
+        fc::wgmma_pack_weights<__nv_bfloat16>(per_image, w32.data_as<float>(), bytes.data());
+      return bytes;
+    });
+    fused_conv_select::add_wgmma_candidates(shape, v, float_in, packed, bias, &candidates);
   }
   if (stacked_why.empty()) {
     const void* packed = init.prepared("stacked/" + packed_suffix, [&] {

@@ -36,7 +36,7 @@ struct FusedCase {
   int64_t pool, stride;  // pool 0: none
 };
 
-Node fused_conv_node(const FusedCase& c) {
+Node fused_conv_node(const FusedCase& c, const std::string& x = "x") {
   Attributes a;
   a.set_ints("pads", {c.pad, c.pad, c.pad, c.pad});
   a.set_string("activation", "Relu");
@@ -45,7 +45,7 @@ Node fused_conv_node(const FusedCase& c) {
     a.set_ints("pool_kernel_shape", {c.pool, c.pool});
     a.set_ints("pool_strides", {c.stride, c.stride});
   }
-  return make_node("FusedConv", {"x", "w", "b"}, {"y"}, a, "ie");
+  return make_node("FusedConv", {x, "w", "b"}, {"y"}, a, "ie");
 }
 
 std::vector<Tensor> inputs_of(const FusedCase& c, const std::string& what) {
@@ -55,23 +55,48 @@ std::vector<Tensor> inputs_of(const FusedCase& c, const std::string& what) {
           random_uniform({c.k}, seed_of(what, 3), -0.3f, 0.3f)};
 }
 
-// The node alone as a graph: x an input, the weight and bias constants.
-Graph graph_of(const FusedCase& c, const std::vector<Tensor>& in, const std::string& name) {
+// The node alone as a graph: x an input, the weight and bias constants. With `through_identity` x reaches it through
+// a 1x1 identity FusedConv (taken by no fused kernel): in the 16-bit modes the node then reads the mode's type, as a
+// second convolution does, not the graph's float32 input with the Cast folded.
+Graph graph_of(const FusedCase& c, const std::vector<Tensor>& in, const std::string& name,
+               bool through_identity = false) {
   Graph g;
   g.opset = 17;
   g.source = "fused conv test graph";
-  Node n = fused_conv_node(c);
+  Node n = fused_conv_node(c, through_identity ? "x1" : "x");
   n.name = name;
   g.nodes = {n};
   g.constants = {{"w", in[1]}, {"b", in[2]}};
+  if (through_identity) {
+    Attributes a;
+    a.set_ints("pads", {0, 0, 0, 0});
+    a.set_string("activation", "");  // none: cuDNN's fused ReLU (the reference set's) turns NaN into 0
+    a.set_string("pool", "");
+    Node pre = make_node("FusedConv", {"x", "wi", "bi"}, {"x1"}, a, "ie");
+    pre.name = name + "_identity";
+    const int64_t ch = c.x[1];
+    Tensor wi(DType::Float32, {ch, ch, 1, 1}), bi(DType::Float32, {ch});
+    for (int64_t i = 0; i < ch * ch; ++i) wi.data_as<float>()[i] = i % (ch + 1) == 0 ? 1.f : 0.f;
+    for (int64_t i = 0; i < ch; ++i) bi.data_as<float>()[i] = 0.f;
+    g.nodes = {pre, n};
+    g.constants["wi"] = wi;
+    g.constants["bi"] = bi;
+  }
   g.inputs = {TensorDecl{"x", DType::Float32, c.x, std::vector<std::string>(4, "")}};
   g.outputs = {inferred_output("y")};
   return g;
 }
 
-// The kernel set that serves the FusedConv step of the node's plan on the cuda backend in mode `p`.
+// The kernel set that serves the last FusedConv step of the graph's plan on the cuda backend in mode `p` (the
+// case's node: graph_of puts the identity first).
 std::string served_by(const Graph& g, const Shape& x, Precision p) {
-  return kernel_set_serving(g, {{"x", x}}, p, "FusedConv");
+  PlanOptions options;
+  options.precision = p;
+  auto plan = build_plan(g, {{"x", x}}, make_backend(kernel_set::kCuda, Options{}), options);
+  std::string set = "(no FusedConv step)";
+  for (auto& step : plan->steps)
+    if (step.node.op_type == "FusedConv") set = step.kernel_set;
+  return set;
 }
 
 std::string describe(const FusedCase& c) {
@@ -296,18 +321,18 @@ struct ForcedCase {
 // declined (another kernel set, the node's parts, or no kernel: pooled, nothing else); one it takes matches the CPU,
 // and at a batch above 1 a NaN put in image 1 stays there and reaches every output the CPU's does (the zero
 // weights of padded taps may carry it one output further), then finite inputs match within the mode's tolerance
-// (or `tol` where given).
+// (or `tol` where given). `through_identity`: see graph_of.
 void check_forced_configs(const std::vector<ForcedCase>& cases, const std::vector<const char*>& configs,
                           const std::string& tag,
                           const std::vector<Precision>& modes = {Precision::bf16, Precision::fp16},
-                          std::optional<Tolerance> tol = std::nullopt) {
+                          std::optional<Tolerance> tol = std::nullopt, bool through_identity = false) {
   for (Precision p : modes)
     for (const ForcedCase& fcase : cases) {
       const FusedCase& c = fcase.c;
       const std::string what = describe(c);
       std::vector<Tensor> in = inputs_of(c, what);
       if (fcase.taken && c.x[0] > 1) in[0].data_as<float>()[in[0].numel() / c.x[0] + 7] = NAN;  // image 1 only
-      const Graph g = graph_of(c, in, tag);
+      const Graph g = graph_of(c, in, tag, through_identity);
       const std::vector<Tensor> want = run_graph_on(Path{kernel_set::kCpu}, g, {{"x", in[0]}});
       for (const char* config : configs) {
         INFO(what, " in ", precision_name(p), " with ", config);
@@ -339,7 +364,7 @@ void check_forced_configs(const std::vector<ForcedCase>& cases, const std::vecto
         CHECK(nan_lost == 0);
         CHECK(nan_outside == 0);
         std::vector<Tensor> finite_in = inputs_of(c, what);
-        const Graph g2 = graph_of(c, finite_in, tag + "_finite");
+        const Graph g2 = graph_of(c, finite_in, tag + "_finite", through_identity);
         check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", p}, g2, {{"x", finite_in[0]}}),
                             run_graph_on(Path{kernel_set::kCpu}, g2, {{"x", finite_in[0]}}),
                             tol.value_or(tolerance_of(p)));
@@ -369,6 +394,27 @@ const std::vector<const char*> kSharedRowsConfigs = {"shr_w4_n4_px1024", "shr_w4
 TEST_CASE("cuda FusedConv: every shared-rows configuration matches the CPU in fp16 and bf16") {
   IE_REQUIRE_GPU();
   check_forced_configs(kSharedRowsCases, kSharedRowsConfigs, "shared");
+}
+
+// The warpgroup-MMA kernel (fused_conv_wgmma.cuh: 16-bit input of the product's type, up to 16 output channels,
+// 2x2 or 4x4 pools of their own stride, up to 64 kept columns, no padding), behind an identity convolution so that the
+// node reads the mode's 16-bit type as the conv net's conv2 does.
+TEST_CASE("cuda FusedConv: every warpgroup-MMA configuration matches the CPU in fp16 and bf16") {
+  IE_REQUIRE_GPU();
+  check_forced_configs(
+      {
+          {{{1, 4, 40, 40}, 16, 7, 0, 4, 4}, true},     // conv2, batch 1
+          {{{1001, 4, 40, 40}, 16, 7, 0, 4, 4}, true},  // conv2, odd large batch
+          {{{5, 3, 23, 27}, 12, 5, 0, 4, 4}, true},     // 5x5, pool 4 with a floor, 12 channels
+          {{{3, 4, 31, 29}, 16, 7, 0, 2, 2}, true},     // pool 2, odd width: element loads
+          {{{2, 1, 70, 67}, 8, 7, 0, 2, 2}, true},      // 64 kept columns, one input channel
+          {{{7, 2, 12, 12}, 6, 3, 0, 2, 2}, true},      // 3x3, several images a tile
+          {{{2, 4, 40, 40}, 20, 7, 0, 4, 4}, false},    // 20 output channels
+          {{{2, 4, 40, 40}, 16, 7, 1, 4, 4}, false},    // padding
+          {{{2, 4, 40, 40}, 16, 7, 0, 3, 2}, false},    // overlapping pool
+          {{{2, 1, 86, 86}, 4, 7, 0, 2, 2}, false},     // 80 kept columns
+      },
+      {"wg_m64n64", "wg_m64n64_s1"}, "wgmma", {Precision::bf16, Precision::fp16}, std::nullopt, true);
 }
 
 // tf32 mode: the shared-rows plans as split bf16 products (hi and lo words, the lo weights in shared memory), float32

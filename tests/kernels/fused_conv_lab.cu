@@ -168,6 +168,31 @@
 //   3.5e-6. H200, conv2, float32 in and out, ms (tools/results/h200/tf32_split/call_g/): 10000 shr_tf32x3
 //   w4_n4_px1024 0.668 against the pixels-on-M tf32 kernel the engine ran before (w8_m4_px1024) 1.431; 1000 0.0776
 //   against 0.155. The conv net in tf32 at 10000: 1.82 -> 1.07 ms in the engine (same build's bench).
+// - wgmma (fused_conv_wgmma.cuh; 16-bit input of the product's type, k <= 16, 2x2/4x4 pools, <= 64 kept columns): the
+//   shared-rows idea on Hopper's warpgroup MMA. M = 16 channels x 4 conv rows (weights: A from registers, 80 for
+//   conv2), N = 64 output columns, K = the 4 rows' 10 input rows x 8 taps x c (20 k-steps for conv2); B (the im2col
+//   of 64 columns, each row the input shifted by one more element) built per tile in shared memory in the 128-byte-
+//   swizzled K-major layout by byte permutes of two 16-byte loads per (K chunk, 8 columns). H200, conv2, bf16,
+//   same process as the shared-rows kernel (shr w4_n4_px1024: 10000 0.2946 ms, 1000 0.0406;
+//   tools/results/h200/conv_wgmma/):
+//     call_a: the pooled values stored by 4 lanes of 32, a fast division per store     10000 0.552, 1000 0.0588
+//       (ncu: 1330 instructions a warp and tile, 19.5 threads active, 2.2 of 5.4 cycles a fixed-latency wait)
+//     call_b: pooled by reduce-scatter shuffles (14 a tile, not 48), each lane stores   10000 0.326, 1000 0.0365
+//       2 values (4x4) or 8 (2x2); descriptors by an added offset; no k-step branches
+//       ncu: 530 instructions a warp and tile, 6.95 cycles between a warp's instructions with 8 warps per SM (2
+//       CTAs: 225 registers, 83 KB of shared memory), L1 54%: 640 tensor cycles a tile against ~3,800.
+//     call_c_lab: wg_m64n64_s1, one B buffer, 3 CTAs per SM (registers capped at 168:    10000 0.320, 1000 0.0372
+//       116-224 bytes of spills), the next tile's loads in registers under this one's products; 2 buffers 0.3255
+//     call_d: per-item offsets precomputed (a tile's image and row group once, then     10000 s1 0.307 / 2 buffers
+//       an add per item), descriptors built once per buffer (the compiler had rebuilt     0.322, 1000 0.0357 /
+//       each k-step's from the address: 4 uniform instructions per HGMMA)                0.0359, 1 0.0077-0.0089
+//       (shr in that run: 10000 0.2936, 1000 0.0405, 1 px512 0.0087)
+//   The engine's tuner takes it for conv2 up to batch 1000 and keeps shared rows at 10000 (call_d's records).
+//   The floor of this form: wgmma reads B at 1/32 byte per MAC (50% of shared-memory bandwidth at the Tensor rate)
+//   and the build writes as much again (each input element 8 times, for the 8 taps, x 2.5 for the rows' overlap);
+//   with 8-12 warps per SM each warp's ~450 instructions a tile run at one per ~7 cycles (latency-bound).
+//   Not tried: a producer warpgroup building B for two consumer warpgroups (the Hopper GEMM's warp specialization),
+//   the kernel's x taps on M (B rows = input rows as they are, no 8-fold copy, at 3x the MACs).
 // Next steps worth measuring (not done): conv1 + conv2 in one kernel (the 4x40x40 map stays on chip); wgmma for conv2
 // (its M = 16 channels only fills wgmma's M = 64 with 4 stacked rows); NT=3/6 instantiations (k=20 and k=48 now pad
 // to 32 and 64 channels). For conv1 the lab's figures say the stacked kernel is bound by latency at ~19 warps per SM
@@ -193,6 +218,7 @@
 #include "layers/fused_conv/fused_conv_columns.cuh"
 #include "layers/fused_conv/fused_conv_cuda.cuh"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
+#include "layers/fused_conv/fused_conv_wgmma.cuh"
 #include "tests/kernels/fused_conv_ldsm.cuh"
 
 namespace fc = ie::fused_conv;
@@ -272,6 +298,10 @@ std::vector<Case> validation_cases() {
       {"c1_19x21_k9_r5_p2_pool2", {7, 1, 19, 21, 9, 5, 2, 2, 2}},
       {"c2_30x26_k10_r7_p3_pool4", {7, 2, 30, 26, 10, 7, 3, 4, 4}},
       {"c4_41x37_k16_r7_pool4_floor", {1001, 4, 41, 37, 16, 7, 0, 4, 4}},
+      // wgmma: 64 kept columns (one segment per tile), 3x3 kernels, one channel, batch 1
+      {"c1_70x67_k8_r7_pool2_xw64", {5, 1, 70, 67, 8, 7, 0, 2, 2}},
+      {"c4_22x19_k16_r3_pool4", {9, 4, 22, 19, 16, 3, 0, 4, 4}},
+      {"c4_40x40_k13_r5_pool2_n1", {1, 4, 40, 40, 13, 5, 0, 2, 2}},
   };
 }
 
@@ -1104,6 +1134,7 @@ struct Run {
   bool ldsm = false;     // the ldmatrix kernel (fused_conv_ldsm.cuh): its own plan and range (weights: rp = 8)
   int column_rows = 0;   // the column kernel (fused_conv_columns.cuh): rows per lane; ffma weights, its own plan
   int column_px = 0;     // ... and its target pixels
+  bool wgmma = false;    // the warpgroup-MMA kernel (fused_conv_wgmma.cuh): its own plan, weights and range
 };
 
 template <Variant V, class Cfg, class TIn, class TOut>
@@ -1168,10 +1199,29 @@ Run make_columns_run() {
   return r;
 }
 
+template <class Cfg, class T, class TOut>
+cudaError_t launch_wgmma_erased(const ConvPoolShape& s, const void* x, const void* w, const float* b, void* y,
+                                cudaStream_t st) {
+  fc::WgmmaPlan p;
+  std::string why;
+  if (!fc::make_wgmma_plan(s, std::is_same_v<T, __half> ? Variant::kMmaF16 : Variant::kMmaBf16, &p, &why))
+    return cudaErrorInvalidValue;
+  return fc::launch_fused_conv_wgmma<Cfg, T, TOut>(p, static_cast<const T*>(x), w, b, static_cast<TOut*>(y), st);
+}
+
+template <class Cfg, class T, class TOut>
+Run make_wgmma_run(const char* name) {
+  constexpr Variant V = std::is_same_v<T, __half> ? Variant::kMmaF16 : Variant::kMmaBf16;
+  Run r{V, name, Cfg::kName, dt_of<T>(), dt_of<TOut>(), &launch_wgmma_erased<Cfg, T, TOut>};
+  r.wgmma = true;
+  return r;
+}
+
 // Whether the column kernel's plan takes the shape ("" when it does, or the run is another kernel's).
 std::string columns_run_unsupported(const ConvPoolShape& s, const Run& r) {
   fc::TilePlan p;
   std::string why;
+  if (r.wgmma) return fc::wgmma_unsupported(s, r.v);
   if (r.column_rows && !fc::make_column_plan(s, r.column_rows, r.column_px, fc::kDefaultSmemLimit, &p, &why))
     return why;
   return "";
@@ -1250,6 +1300,10 @@ std::vector<Run> all_runs() {
       make_ldsm_run<Variant::kMmaBf16, fc::LdsmW5N5, float, bf16>("ldsm_bf16"),
       make_ldsm_run<Variant::kMmaF16, fc::LdsmW5N5, __half, __half>("ldsm_f16"),
       make_ldsm_run<Variant::kMmaF16, fc::LdsmW5N5Quarter, float, float>("ldsm_f16"),
+      make_wgmma_run<fc::WgmmaTile2, bf16, bf16>("wg_bf16"),
+      make_wgmma_run<fc::WgmmaTile1, bf16, bf16>("wg_bf16"),
+      make_wgmma_run<fc::WgmmaTile2, bf16, float>("wg_bf16"),
+      make_wgmma_run<fc::WgmmaTile2, __half, __half>("wg_f16"),
   };
 }
 
@@ -1281,10 +1335,15 @@ std::shared_ptr<DeviceBuf> upload(const void* src, size_t bytes) {
 }
 
 std::shared_ptr<DeviceBuf> packed_weights(const ConvPoolShape& s, const Run& r, const std::vector<float>& w) {
-  std::vector<unsigned char> host(r.ldsm      ? fc::ldsm_weight_bytes(s, r.v)
+  std::vector<unsigned char> host(r.wgmma     ? fc::wgmma_weight_bytes(s)
+                                  : r.ldsm    ? fc::ldsm_weight_bytes(s, r.v)
                                   : r.stacked ? fc::stacked_weight_bytes(s, r.v, r.share)
                                               : fc::packed_weight_bytes(s, r.v));
-  if (r.ldsm)
+  if (r.wgmma && r.v == Variant::kMmaF16)
+    fc::wgmma_pack_weights<__half>(s, w.data(), host.data());
+  else if (r.wgmma)
+    fc::wgmma_pack_weights<__nv_bfloat16>(s, w.data(), host.data());
+  else if (r.ldsm)
     fc::ldsm_pack_weights(s, r.v, w.data(), host.data());
   else if (r.stacked)
     fc::stacked_pack_weights(s, r.v, w.data(), host.data(), r.share);
@@ -1339,7 +1398,7 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
     DeviceBuf y(out_count(s) * 4);
     std::map<DT, std::shared_ptr<DeviceBuf>> x_dev;
     std::map<DT, std::vector<double>> refs;
-    std::map<std::tuple<Variant, bool, bool, bool>, std::shared_ptr<DeviceBuf>> w_dev;
+    std::map<std::tuple<Variant, bool, bool, bool, bool>, std::shared_ptr<DeviceBuf>> w_dev;
     std::map<std::pair<DT, Variant>, std::vector<double>> rounded_refs;
     const bool conditioned = s.c * s.r * s.r >= kConditionedK;
     for (const Run& r : runs) {
@@ -1362,11 +1421,11 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
         }
       }
       if (const std::string no = columns_run_unsupported(s, r); !no.empty()) {
-        printf("n/a   %-8s %-16s %-34s n=%-5d the column kernel does not take it: %s\n", r.variant, r.config, cs.name,
-               s.n, no.c_str());
+        printf("n/a   %-8s %-16s %-34s n=%-5d the %s kernel does not take it: %s\n", r.variant, r.config, cs.name, s.n,
+               r.wgmma ? "wgmma" : "column", no.c_str());
         continue;
       }
-      const auto wkey = std::make_tuple(r.v, r.stacked, r.share, r.ldsm);
+      const auto wkey = std::make_tuple(r.v, r.stacked, r.share, r.ldsm, r.wgmma);
       if (!w_dev.count(wkey)) w_dev[wkey] = packed_weights(s, r, d.w);
       const size_t out_bytes = out_count(s) * dt_size(r.tout);
       CUDA_CHECK(cudaMemsetAsync(y.p, 0xFF, out_bytes, stream));  // NaN in every type: unwritten outputs show
@@ -1376,7 +1435,8 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
       CUDA_CHECK(cudaMemcpy(host.data(), y.p, out_bytes, cudaMemcpyDeviceToHost));
       const std::vector<float> out = from_bytes(host, r.tout, out_count(s));
       bool same_misaligned = true;
-      if (r.stacked) {  // the input one element past a 16-byte boundary: staged without the prefetch, same bits
+      if (r.stacked ||
+          r.wgmma) {  // the input one element past a 16-byte boundary: staged without the prefetch, same bits
         const size_t in_bytes = in_count(s) * dt_size(r.tin);
         DeviceBuf shifted(in_bytes + 16);
         void* xs = static_cast<char*>(shifted.p) + dt_size(r.tin);
