@@ -17,8 +17,8 @@
 // Pipeline per CTA (persistent over tiles): the next tile's loads are issued, this tile's 20 wgmmas start
 // (asynchronous), the next tile's B is built into the other buffer under them, then the accumulators are pooled
 // (in registers and by shuffles), biased, ReLU'd and stored.
-// H200, conv2 of the conv net in bf16 (lab, same process; tools/results/h200/conv_wgmma/call_d): batch 1000 0.0357 ms
-// against the shared-rows kernel's 0.0405, 10000 0.307 against 0.294 (the tuner keeps the winner per batch).
+// H200, conv2 of the conv net in bf16 (lab, same process; tools/results/h200/conv_wgmma/call_g): batch 10000 0.264 ms
+// (one buffer) against the shared-rows kernel's 0.294, 1000 0.0315 against 0.0403.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -233,12 +233,13 @@ __device__ __forceinline__ void column_segment(const WgmmaPlan& p, const TileOri
 template <class T>
 __device__ __forceinline__ void load_item(const WgmmaPlan& p, const T* __restrict__ x, const Item& it,
                                           const TileOrigin& t, uint4 (&v)[2]) {
-  v[0] = v[1] = make_uint4(0, 0, 0, 0);
-  if (!it.live) return;
   int img, rg;
   column_segment(p, t, it.dseg, &img, &rg);
   const int x0 = it.x0, y = rg * kWgRows + it.iy;
-  if (img >= p.n || y >= p.h || x0 >= p.w) return;
+  if (!it.live || img >= p.n || y >= p.h || x0 >= p.w) {
+    v[0] = v[1] = make_uint4(0, 0, 0, 0);
+    return;
+  }
   const T* src = x + static_cast<int64_t>(img) * p.image_elems + rg * p.rg_elems + it.off;
   if (p.aligned16 && x0 + 16 <= p.w) {
     v[0] = __ldg(reinterpret_cast<const uint4*>(src));
@@ -351,11 +352,6 @@ __global__ void __launch_bounds__(128, Cfg::kMinBlocks)
       wg::fence_proxy_async();
       __syncthreads();
     }
-    if (next < p.tiles) {
-      const wg::TileOrigin on = wg::tile_origin(p, next);
-#pragma unroll
-      for (int j = 0; j < NI; ++j) wg::load_item(p, x, items[j], on, v[j]);
-    }
     uint64_t desc0 = Cfg::kStages == 2 && (it & 1) ? desc_b : desc_a;
     asm volatile("" : "+l"(desc0));  // one 64-bit add per k-step below, not the descriptor rebuilt from an address
     wg::fence();
@@ -363,6 +359,12 @@ __global__ void __launch_bounds__(128, Cfg::kMinBlocks)
     for (int s = 0; s < KS; ++s)  // k-steps past p.ks: zero weights and zero B chunks (inside the buffer)
       wg::mma_m64n64k16<T>(d, a[s], desc0 + (((s >> 2) * kWgBlock + (s & 3) * 32) >> 4), s > 0);
     wg::commit();
+    // The next tile's loads after the products are issued: issued before, the wgmma fence waited for them.
+    if (next < p.tiles) {
+      const wg::TileOrigin on = wg::tile_origin(p, next);
+#pragma unroll
+      for (int j = 0; j < NI; ++j) wg::load_item(p, x, items[j], on, v[j]);
+    }
     if (Cfg::kStages == 2 && next < p.tiles) {
 #pragma unroll
       for (int j = 0; j < NI; ++j)

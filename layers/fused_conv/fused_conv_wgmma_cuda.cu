@@ -10,8 +10,9 @@ namespace fc = ie::fused_conv;
 using fused_conv_select::Candidate;
 
 // The wgmma kernel (16-bit input of the product's type, up to 16 output channels, 2x2 or 4x4 pools, up to 64 kept
-// columns; fused_conv_wgmma.cuh). Lab, H200, conv2 bf16 (tools/results/h200/conv_wgmma/): batch 1000 0.0365 ms
-// against the shared-rows kernel's 0.0406; 10000 0.326 against 0.295. The tuner keeps the winner per batch.
+// columns; fused_conv_wgmma.cuh). Lab, H200, conv2 bf16, same process (tools/results/h200/conv_wgmma/call_g):
+// batch 10000 0.264 ms (s1) / 0.278 against the shared-rows kernel's 0.294; 1000 0.0315 / 0.0324 against 0.0403;
+// batch 1 0.0077-0.0081 against 0.0126 (px512: 0.0087). The one-buffer configuration first in the heuristic's order.
 template <class T>
 void wgmma_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* packed, const float* bias,
                       std::vector<Candidate>* out) {
@@ -25,8 +26,8 @@ void wgmma_candidates(const fc::ConvPoolShape& s, fc::Variant v, const void* pac
                                                                     static_cast<T*>(y), stream);
                     }});
   };
-  add(fc::WgmmaTile2{});
   add(fc::WgmmaTile1{});
+  add(fc::WgmmaTile2{});
 }
 
 }  // namespace

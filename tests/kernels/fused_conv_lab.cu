@@ -187,7 +187,14 @@
 //       an add per item), descriptors built once per buffer (the compiler had rebuilt     0.322, 1000 0.0357 /
 //       each k-step's from the address: 4 uniform instructions per HGMMA)                0.0359, 1 0.0077-0.0089
 //       (shr in that run: 10000 0.2936, 1000 0.0405, 1 px512 0.0087)
-//   The engine's tuner takes it for conv2 up to batch 1000 and keeps shared rows at 10000 (call_d's records).
+//     call_f (per line, ncu): 25% of the 2-buffer kernel's stall samples on the wgmma fence (it waited for the
+//       next tile's loads, issued just before it), 17% of s1's on its HGMMAs; the build's STS.128 17-20% of the
+//       executed instructions; zeroing the loaded words ahead of the loads 9%
+//     call_g: the next tile's loads issued after this tile's wgmmas, words zeroed     10000 s1 0.264 / 2 buffers
+//       only where nothing is loaded; old and new header built in one call,           0.278 (old 0.307 / 0.323),
+//       alternating, two rounds (shr 0.2936)                                         1000 0.0315 / 0.0324 (old
+//                                                                                    0.0358; shr 0.0403), 1 0.0077
+//   The engine takes it first in the heuristic's order for 16-bit second convolutions; the tuner keeps the winner.
 //   The floor of this form: wgmma reads B at 1/32 byte per MAC (50% of shared-memory bandwidth at the Tensor rate)
 //   and the build writes as much again (each input element 8 times, for the 8 taps, x 2.5 for the rows' overlap);
 //   with 8-12 warps per SM each warp's ~450 instructions a tile run at one per ~7 cycles (latency-bound).
