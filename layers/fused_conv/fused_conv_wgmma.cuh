@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "layers/common/bulk_copy.cuh"
@@ -124,27 +123,22 @@ inline size_t wgmma_weight_bytes(const ConvPoolShape& s) {
 template <class T>
 void wgmma_pack_weights(const ConvPoolShape& s, const float* w, void* out) {
   const int iy_n = kWgRows + s.r - 1, kc_n = s.c * iy_n, ks = (kc_n + 1) / 2;
-  uint16_t* dst = static_cast<uint16_t*>(out);
+  uint32_t* dst = static_cast<uint32_t*>(out);
   auto weight = [&](int m, int k) -> float {
     const int wi = m / 16, l = m % 16, r_row = l & 3, co = 4 * wi + (l >> 2);
     const int kc = k / 8, kx = k % 8, ci = kc / iy_n, ky = kc % iy_n - r_row;
     if (kc >= kc_n || co >= s.k || kx >= s.r || ky < 0 || ky >= s.r) return 0.f;
     return w[((static_cast<size_t>(co) * s.c + ci) * s.r + ky) * s.r + kx];
   };
-  auto bits = [](float f) {
-    const T t = from_float<T>(f);
-    uint16_t u;
-    std::memcpy(&u, &t, 2);
-    return u;
-  };
   for (int st = 0; st < ks; ++st)
     for (int t = 0; t < 128; ++t) {
       const int wi = t / 32, g = (t % 32) / 4, q = t % 4;
       const int rows[4] = {g, g + 8, g, g + 8}, cols[4] = {2 * q, 2 * q, 2 * q + 8, 2 * q + 8};
-      for (int i = 0; i < 4; ++i)
-        for (int e = 0; e < 2; ++e)
-          dst[((static_cast<size_t>(st) * 128 + t) * 4 + i) * 2 + e] =
-              bits(weight(16 * wi + rows[i], 16 * st + cols[i] + e));
+      for (int i = 0; i < 4; ++i) {
+        const float pair[2] = {weight(16 * wi + rows[i], 16 * st + cols[i]),
+                               weight(16 * wi + rows[i], 16 * st + cols[i] + 1)};
+        dst[(static_cast<size_t>(st) * 128 + t) * 4 + i] = Word16<T>::pack(pair);
+      }
     }
 }
 
@@ -432,8 +426,7 @@ cudaError_t launch_wgmma_ks(const WgmmaPlan& p, const T* x, const uint4* w, cons
   DeviceLimits d;
   int per_sm = 0;
   cudaError_t err = device_limits(&d);
-  if (err == cudaSuccess) err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-  if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 128, smem_bytes);
+  if (err == cudaSuccess) err = resident_blocks(kernel, 128, smem_bytes, d.smem_optin, &per_sm);
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   kernel<<<std::min(p.tiles, d.sms * per_sm), 128, smem_bytes, stream>>>(p, x, w, bias, y);

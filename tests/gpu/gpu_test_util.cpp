@@ -33,13 +33,17 @@ std::string Path::label() const {
 }
 
 std::string kernel_set_serving(const Graph& g, const std::map<std::string, Shape>& shapes, Precision p,
-                               const std::string& op_type) {
+                               const std::string& op_type, bool last) {
   PlanOptions options;
   options.precision = p;
   auto plan = build_plan(g, shapes, make_backend(kernel_set::kCuda, Options{}), options);
+  std::string set = "(no " + op_type + " step)";
   for (auto& step : plan->steps)
-    if (step.node.op_type == op_type) return step.kernel_set;
-  return "(no " + op_type + " step)";
+    if (step.node.op_type == op_type) {
+      set = step.kernel_set;
+      if (!last) break;
+    }
+  return set;
 }
 
 std::vector<Tensor> run_graph_on(const Path& path, const Graph& g, const std::map<std::string, Tensor>& feeds) {

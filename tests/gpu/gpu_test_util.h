@@ -38,11 +38,11 @@ std::vector<Tensor> run_node_on(const std::string& backend, const Node& node, co
 /// Runs a whole graph on `path` (fusion rules applied when path.fuse); outputs in the graph's order.
 std::vector<Tensor> run_graph_on(const Path& path, const Graph& graph, const std::map<std::string, Tensor>& feeds);
 
-/// The kernel set that serves the first step of op `op_type` (without domain) in the plan of `g` on the cuda
-/// backend in mode `p`, or "(no <op> step)". Tests pin fused kernels with it: a decline would otherwise pass on
-/// the reference kernels.
+/// The kernel set that serves the first (`last`: the last) step of op `op_type` (without domain) in the plan of `g` on
+/// the cuda backend in mode `p`, or "(no <op> step)". Tests pin fused kernels with it: a decline would otherwise pass
+/// on the reference kernels.
 std::string kernel_set_serving(const Graph& g, const std::map<std::string, Shape>& shapes, Precision p,
-                               const std::string& op_type);
+                               const std::string& op_type, bool last = false);
 
 /// Sets an environment variable for one scope, restoring its previous state afterwards.
 class ScopedEnv {

@@ -90,13 +90,7 @@ Graph graph_of(const FusedCase& c, const std::vector<Tensor>& in, const std::str
 // The kernel set that serves the last FusedConv step of the graph's plan on the cuda backend in mode `p` (the
 // case's node: graph_of puts the identity first).
 std::string served_by(const Graph& g, const Shape& x, Precision p) {
-  PlanOptions options;
-  options.precision = p;
-  auto plan = build_plan(g, {{"x", x}}, make_backend(kernel_set::kCuda, Options{}), options);
-  std::string set = "(no FusedConv step)";
-  for (auto& step : plan->steps)
-    if (step.node.op_type == "FusedConv") set = step.kernel_set;
-  return set;
+  return kernel_set_serving(g, {{"x", x}}, p, "FusedConv", true);
 }
 
 std::string describe(const FusedCase& c) {

@@ -5,34 +5,12 @@
 # per-op profile at 10000 in bf16, compare against the CPU on both exports in bf16 and fp16.
 source tools/results/h200/device_env.sh
 source tools/results/h200/sr_checks.sh
+source tools/results/h200/conv_wgmma/common.sh
 L=.device/lab
 work() {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-  $L/fused_conv_lab --filter "wg_" --check-only > $R/check.log 2>&1
-  echo "lab check exit $?: $(grep -c '^PASS' $R/check.log) PASS, $(grep -c '^FAIL' $R/check.log) FAIL"
-  for round in 1 2; do
-    for b in 10000 1000 1; do
-      $L/fused_conv_lab --filter "wg_bf16 wg_m64n64 bf16->bf16|wg_bf16 wg_m64n64_s1 bf16->bf16|shr_bf16 stk_w4_n4_px1024 bf16->bf16|shr_bf16 stk_w4_n4_px512 bf16->bf16" \
-        --no-validate --batch $b > $R/time_${round}_$b.log 2>&1
-      grep -E "conv2" $R/time_${round}_$b.log | cut -c1-110
-    done
-  done
-  rm -f ~/.cache/inferengine/tuning-*.json
-  $B/gpu_tests --no-version > $R/gpu_tests.log 2>&1
-  echo "gpu_tests exit $?: $(grep -E '^\[doctest\] (test cases|assertions)' $R/gpu_tests.log | tr '\n' ' ')"
-  grep -B3 -A12 "ERROR" $R/gpu_tests.log | head -40
-  for tool in memcheck racecheck synccheck; do
-    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $B/gpu_tests --no-version \
-      -tc="*warpgroup-MMA*" > $R/gpu_tests_wg_$tool.log 2>&1
-    echo "$tool (wgmma test) exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|test cases' $R/gpu_tests_wg_$tool.log | tr '\n' ' ' | cut -c1-200)"
-  done
-  rm -f ~/.cache/inferengine/tuning-*.json
-  bench_convnet_16bit 2
-  grep -h '"fused_conv' ~/.cache/inferengine/tuning-*.json | grep -o '"shape":"[^"]*","value":{"config":"[a-z0-9_]*"' > $R/tuning_records.txt; cat $R/tuning_records.txt | cut -c1-160
-  cp ~/.cache/inferengine/tuning-*.json $R/ 2>/dev/null
-  $B/bench --config configs/convnet.yaml --paths cuda --precision bf16 --batches 10000 --profile > $R/profile_bf16_10000.txt 2>&1
-  grep -E "conv[12]/Conv|^total" $R/profile_bf16_10000.txt | cut -c1-60,130-175
-  compare_forms convnet "bf16 fp16"
+  wg_lab_times "10000 1000 1"
+  wg_engine_checks 2 "*warpgroup-MMA*"
 }
-timeout 590 bash -c "$(declare -f work compare_forms bench_convnet_16bit); B=$B R=$R D=$D L=$L; work" 2>&1 | tee $R/call_d.log
+timeout 590 bash -c "$(declare -f work wg_lab_times wg_engine_checks bench_convnet_16bit compare_forms); B=$B R=$R D=$D L=$L; work" 2>&1 | tee $R/call_d.log
 cd $OUT && tar czf r.tgz r && rm -rf r

@@ -8,7 +8,7 @@ work() {
   echo "lab build exit $?"
   for cfg in WgmmaTile1 WgmmaTile2; do
     name=$([[ $cfg == WgmmaTile1 ]] && echo "wg_m64n64_s1" || echo "wg_m64n64")
-    LAB_BIN=/tmp/lab_bin PYTHON=python3 bash tests/kernels/profile_lines.sh tests/kernels/fused_conv_lab.cu \
+    LAB_BIN=/tmp/lab_bin PYTHON="$TORCH_PYTHON" bash tests/kernels/profile_lines.sh tests/kernels/fused_conv_lab.cu \
       "fused_conv_wgmma_kernelINS0_10${cfg}E13__nv_bfloat16S3_Li20ELi4" \
       --filter "wg_bf16 $name bf16->bf16" --no-validate --batch 10000 > $R/lines_$name.txt 2>&1
     echo "profile_lines $name exit $?"; head -45 $R/lines_$name.txt | cut -c1-180
