@@ -1,10 +1,11 @@
 // ie.FusedConv on the fused set "cuda": conv + bias + ReLU (+ max pool) in one kernel: the unroll happens in
 // shared memory, the product runs on Tensor Cores (bf16 or fp16 operands in those modes, tf32 in tf32) or as
 // FFMA in strict fp32, and the epilogue pools, adds the bias, applies ReLU and writes the pooled NCHW tile.
-// Three kernel families: the stacked kernel (fused_conv_stacked.cuh: weights on the MMA's M side, for up to 16
-// output channels), the pool-on-M kernel (fused_conv_poolm.cuh: up to 4 channels with a 2x2 pool) and the
-// pixels-on-M kernel (fused_conv_cuda.cuh: every supported shape, and FFMA); the first two's candidate lists are
-// modules of their own (fused_conv_stacked_cuda.cu, fused_conv_shared_rows_cuda.cu, fused_conv_poolm_cuda.cu), so
+// Kernel families: the stacked kernel (fused_conv_stacked.cuh: weights on the MMA's M side, for up to 16 output
+// channels) and its shared-rows plans, the pool-on-M kernel (fused_conv_poolm.cuh: up to 4 channels with a 2x2 pool),
+// two warpgroup-MMA kernels for 16-bit second convolutions (fused_conv_wgmma_pixels.cuh: pixels on M, the weights as
+// wgmma's B; fused_conv_wgmma.cuh: weights on M) and the pixels-on-M kernel (fused_conv_cuda.cuh: every supported
+// shape, and FFMA); all but the last have their candidate lists in modules of their own (fused_conv_*_cuda.cu), so
 // that a model loads the code of the families it runs only. Their tile configurations are the candidates; the winner is
 // timed once per device and shape and kept in the tuning cache (IE_TUNE=off: the heuristic's pick;
 // IE_FUSED_CONV_CONFIG=<name> forces one, for tests and labs). Weights are packed once per engine in each family's
@@ -32,6 +33,7 @@
 #include "layers/fused_conv/fused_conv_setup.h"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
 #include "layers/fused_conv/fused_conv_wgmma.cuh"
+#include "layers/fused_conv/fused_conv_wgmma_pixels.cuh"
 
 namespace ie {
 namespace {
@@ -294,7 +296,21 @@ RunFn fused_conv_run(const KernelInit& init) {
                             : v == fc::Variant::kTf32 && short_k
                                 ? "tf32 mode keeps products shorter than 64 off one TF32 rounding"
                                 : fc::stacked_unsupported(shape, v);
-  // The warpgroup-MMA kernel first where it takes the shape (16-bit input of the mode's type: a second convolution;
+  // The wgmma pixels-on-M kernel first where it takes the shape (16-bit input of the mode's type; lab, H200, conv2 in
+  // bf16: batch 10000 0.208 ms against the weights-on-M wgmma kernel's 0.262, 1000 0.0277 against 0.0315).
+  if (fc::wgmma_pixels_unsupported(shape, v).empty() && !float_in) {
+    const void* packed = init.prepared("wgmma_pixels/" + packed_suffix, [&] {
+      Tensor w32 = weights32();
+      Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::wgmma_pixels_weight_bytes(per_image))});
+      if (v == fc::Variant::kMmaF16)
+        fc::wgmma_pixels_pack_weights<__half>(per_image, w32.data_as<float>(), bytes.data());
+      else
+        fc::wgmma_pixels_pack_weights<__nv_bfloat16>(per_image, w32.data_as<float>(), bytes.data());
+      return bytes;
+    });
+    fused_conv_select::add_wgmma_pixels_candidates(shape, v, float_in, packed, bias, &candidates);
+  }
+  // The warpgroup-MMA kernel next where it takes the shape (16-bit input of the mode's type: a second convolution;
   // lab, H200, conv2 in bf16: batch 10000 0.264 ms against shared rows' 0.294, 1000 0.0315 against 0.0403).
   if (fc::wgmma_unsupported(shape, v).empty() && !float_in) {
     const void* packed = init.prepared("wgmma/" + packed_suffix, [&] {

@@ -66,9 +66,9 @@ std::mutex& timing_mutex();
 
 /// Each kernel family's candidates for a shape in the heuristic's order, launching the family's packed weights
 /// `packed` (on the device) and the fp32 bias: the stacked kernel, its shared-rows plans, the pool-on-M kernel, the
-/// warpgroup-MMA kernel. Each family is a module of its own (fused_conv_stacked_cuda.cu,
-/// fused_conv_shared_rows_cuda.cu, fused_conv_poolm_cuda.cu, fused_conv_wgmma_cuda.cu): a model loads the code of
-/// the families it runs only.
+/// two warpgroup-MMA kernels (weights on M; pixels on M). Each family is a module of its own
+/// (fused_conv_stacked_cuda.cu, fused_conv_shared_rows_cuda.cu, fused_conv_poolm_cuda.cu, fused_conv_wgmma_cuda.cu,
+/// fused_conv_wgmma_pixels_cuda.cu): a model loads the code of the families it runs only.
 void add_stacked_candidates(const fused_conv::ConvPoolShape& s, fused_conv::Variant v, bool float_in,
                             const void* packed, const float* bias, int smem_limit, std::vector<Candidate>* out);
 void add_shared_rows_candidates(const fused_conv::ConvPoolShape& s, fused_conv::Variant v, bool float_in,
@@ -77,6 +77,8 @@ void add_poolm_candidates(const fused_conv::ConvPoolShape& s, fused_conv::Varian
                           const float* bias, int smem_limit, std::vector<Candidate>* out);
 void add_wgmma_candidates(const fused_conv::ConvPoolShape& s, fused_conv::Variant v, bool float_in, const void* packed,
                           const float* bias, std::vector<Candidate>* out);
+void add_wgmma_pixels_candidates(const fused_conv::ConvPoolShape& s, fused_conv::Variant v, bool float_in,
+                                 const void* packed, const float* bias, std::vector<Candidate>* out);
 
 // How a kernel family runs tf32 mode: not at all, on tf32 words, or as split bf16 products (fused_conv::WordBf16x3).
 enum class Tf32Words { kNone, kTf32, kSplit };

@@ -411,6 +411,31 @@ TEST_CASE("cuda FusedConv: every warpgroup-MMA configuration matches the CPU in 
       {"wg_m64n64", "wg_m64n64_s1"}, "wgmma", {Precision::bf16, Precision::fp16}, std::nullopt, true);
 }
 
+// The wgmma pixels-on-M kernel (fused_conv_wgmma_pixels.cuh: 16-bit input of the product's type, up to 8 input and
+// 16 output channels, 2x2 or 4x4 pools of their own stride, padding, images up to 64 KB staged), behind an identity
+// convolution as above: 4 and 8 staged channels, 16 and 32 product columns, several column blocks, batch 1 (tiles
+// of one image over several CTAs) and a large odd batch (whole images a CTA).
+TEST_CASE("cuda FusedConv: every wgmma pixels-on-M configuration matches the CPU in fp16 and bf16") {
+  IE_REQUIRE_GPU();
+  check_forced_configs(
+      {
+          {{{1, 4, 40, 40}, 16, 7, 0, 4, 4}, true},     // conv2, batch 1
+          {{{1001, 4, 40, 40}, 16, 7, 0, 4, 4}, true},  // conv2, odd large batch
+          {{{5, 3, 23, 27}, 12, 5, 0, 4, 4}, true},     // 5x5, pool 4 with a floor, 3 channels staged as 4
+          {{{3, 4, 31, 29}, 16, 7, 0, 2, 2}, true},     // pool 2, odd width: element loads
+          {{{2, 1, 70, 67}, 8, 7, 0, 2, 2}, true},      // 3 column blocks, one input channel, N = 16
+          {{{2, 2, 30, 26}, 10, 7, 3, 4, 4}, true},     // padding 3
+          {{{3, 8, 20, 22}, 8, 3, 1, 2, 2}, true},      // 8 input channels (one tap a chunk), padding 1
+          {{{2, 6, 21, 19}, 16, 5, 2, 4, 4}, true},     // 6 input channels, 15 k-steps
+          {{{2, 4, 40, 40}, 20, 7, 0, 4, 4}, false},    // 20 output channels
+          {{{2, 9, 20, 20}, 16, 3, 0, 2, 2}, false},    // 9 input channels
+          {{{2, 8, 20, 20}, 16, 7, 0, 2, 2}, false},    // 28 k-steps
+          {{{2, 4, 40, 40}, 16, 7, 0, 3, 2}, false},    // overlapping pool
+          {{{1, 4, 120, 120}, 16, 7, 0, 2, 2}, false},  // an image over 64 KB staged
+      },
+      {"wgpx_1wg", "wgpx_2wg"}, "wgmma_pixels", {Precision::bf16, Precision::fp16}, std::nullopt, true);
+}
+
 // tf32 mode: the shared-rows plans as split bf16 products (hi and lo words, the lo weights in shared memory), float32
 // in and out, on the same shapes: within 1e-4 of the CPU's fp32 (see the pool-on-M kernel's split test).
 TEST_CASE("cuda FusedConv: the shared-rows plans' split products in tf32 match the CPU's fp32 within 1e-4") {

@@ -200,6 +200,35 @@
 //   with 8-12 warps per SM each warp's ~450 instructions a tile run at one per ~7 cycles (latency-bound).
 //   Not tried: a producer warpgroup building B for two consumer warpgroups (the Hopper GEMM's warp specialization),
 //   the kernel's x taps on M (B rows = input rows as they are, no 8-fold copy, at 3x the MACs).
+// - wgmma pixels-on-M (fused_conv_wgmma_pixels.cuh; 16-bit input of the product's type, c <= 8, k <= 16, 2x2/4x4
+//   pools, padding, images up to 64 KB staged): an implicit GEMM with the pixels on M and the weights as wgmma's B in
+//   shared memory (placed once per CTA). M = 64 pixels of a 4-row x 32-column tile as column pairs, N = 2 x channels
+//   (the pair's two columns: B holds the weights shifted by one tap), K = r kernel rows x (r + 1) taps x CP staged
+//   channels (conv2: 14 k-steps, 8/7 of the kept taps). The image is staged channels-last (CP = 4 or 8) so that a
+//   16-byte K chunk is an ldmatrix row: A comes from the staged image by one ldmatrix.x4 per k-step and lane, with no
+//   im2col written anywhere. H200, conv2, bf16, same process (tools/results/h200/conv_wgmma_pixels/; wg_m64n64_s1 in
+//   the same runs 0.262-0.264 ms at 10000, 0.0315 at 1000):
+//     call_a: one group of 14 k-steps (loads, then products), 8-column staging units     10000 1wg 0.226 / 2wg 0.219,
+//       (racecheck: the buffers' zeroing raced the first staging stores: a barrier      1000 0.0314 / 0.0285,
+//       added)                                                                           1 0.0060
+//     call_b: k-steps in two groups (the second group's A loads under the first's      10000 1wg 0.230 (one group
+//       products, the next tile's first group under the second's): 2-3% over one         0.238) / 2wg 0.226 (0.230)
+//       group in the same run; mma.sync per warp with the weights in registers (205-242  sync 0.239 / 0.255
+//       registers): slower. ncu (1wg): 12 warps per SM, issue 36% busy, 8.05 cycles a
+//       warp between instructions, 242 instructions a warp and tile (14 LDSM, 14 HGMMA); shared stores of the
+//       8-column staging 15.9-way bank-conflicted (4.5 M of 30.8 M shared wavefronts); wgmma reads B once per
+//       warpgroup (~9 M wavefronts: 8 per HGMMA).
+//     call_c: pixel-pair staging units (4-byte loads, conflict-free 16-byte stores),    10000 1wg 0.301 / 2wg
+//       all of an item's units in registers ahead, the weights' descriptor kept in a        0.268, 1000 0.0373 /
+//       register, no division per tile: slower; 100-105 M instructions (77.6 M before)      0.0327 (wg_s1 0.262)
+//     call_d: 8-column units again, their 16-byte stores rotated per thread pair      10000 1wg 0.208 / 2wg 0.210
+//       (t / 2 % 4) so that a quarter-warp's stores hit distinct banks; call_c's          (wg_s1 0.262, shr 0.294),
+//       descriptor and division changes kept. 126 registers (4 CTAs of 1 warpgroup per    1000 0.0277 / 0.0276
+//       SM), 70 M instructions, L1 (shared) throughput 81%: now near the shared-memory    (0.0315), 1 0.0059-0.0068
+//       bound of this form (per k-step and warpgroup 2 KB of A by ldmatrix + 1 KB of B    (0.0060-0.0063)
+//       by wgmma for 32 K MACs).
+//   Next for this form: N = 64 (four columns per M row: 29% more MACs, 14% fewer shared bytes per kept MAC), the
+//   pooled outputs gathered for 16-byte stores (4 of 32 bytes a sector now), the first convolution's float input.
 // Next steps worth measuring (not done): conv1 + conv2 in one kernel (the 4x40x40 map stays on chip); wgmma for conv2
 // (its M = 16 channels only fills wgmma's M = 64 with 4 stacked rows); NT=3/6 instantiations (k=20 and k=48 now pad
 // to 32 and 64 channels). For conv1 the lab's figures say the stacked kernel is bound by latency at ~19 warps per SM
@@ -226,6 +255,7 @@
 #include "layers/fused_conv/fused_conv_cuda.cuh"
 #include "layers/fused_conv/fused_conv_stacked.cuh"
 #include "layers/fused_conv/fused_conv_wgmma.cuh"
+#include "layers/fused_conv/fused_conv_wgmma_pixels.cuh"
 #include "tests/kernels/fused_conv_ldsm.cuh"
 
 namespace fc = ie::fused_conv;
@@ -271,6 +301,26 @@ struct LdsmW5N5Flat : fc::LdsmW5N5 {
 struct LdsmW5N5FlatSync : fc::LdsmW5N5 {
   static constexpr const char* kName = "ldsm_w5_n5_px3200_flat_sync";
   static constexpr int kFlavor = 2;
+};
+// wgmma pixels-on-M with the k-steps in one group (a tile's A loads, then its products; call_a's form).
+struct WgPixelsOneG1 : fc::WgPixelsOne {
+  static constexpr const char* kName = "wgpx_1wg_g1";
+  static constexpr int kGroups = 1;
+};
+struct WgPixelsTwoG1 : fc::WgPixelsTwo {
+  static constexpr const char* kName = "wgpx_2wg_g1";
+  static constexpr int kGroups = 1;
+};
+// wgmma pixels-on-M's tiles on mma.sync per warp, the weights in registers (112 for conv2).
+struct WgPixelsSync4 : fc::WgPixelsOne {
+  static constexpr const char* kName = "wgpx_sync_w4";
+  static constexpr int kMinBlocks = 2, kGroups = 1;
+  static constexpr bool kSync = true;
+};
+struct WgPixelsSync8 : fc::WgPixelsTwo {
+  static constexpr const char* kName = "wgpx_sync_w8";
+  static constexpr int kMinBlocks = 1, kGroups = 1;
+  static constexpr bool kSync = true;
 };
 }  // namespace lab_cfg
 
@@ -1142,6 +1192,7 @@ struct Run {
   int column_rows = 0;   // the column kernel (fused_conv_columns.cuh): rows per lane; ffma weights, its own plan
   int column_px = 0;     // ... and its target pixels
   bool wgmma = false;    // the warpgroup-MMA kernel (fused_conv_wgmma.cuh): its own plan, weights and range
+  bool wgpx = false;     // the wgmma pixels-on-M kernel (fused_conv_wgmma_pixels.cuh): its own plan, weights, range
 };
 
 template <Variant V, class Cfg, class TIn, class TOut>
@@ -1224,11 +1275,30 @@ Run make_wgmma_run(const char* name) {
   return r;
 }
 
+template <class Cfg, class T, class TOut>
+cudaError_t launch_wgpx_erased(const ConvPoolShape& s, const void* x, const void* w, const float* b, void* y,
+                               cudaStream_t st) {
+  fc::WgPixelsPlan p;
+  std::string why;
+  if (!fc::make_wgmma_pixels_plan(s, std::is_same_v<T, __half> ? Variant::kMmaF16 : Variant::kMmaBf16, &p, &why))
+    return cudaErrorInvalidValue;
+  return fc::launch_fused_conv_wgmma_pixels<Cfg, T, TOut>(p, static_cast<const T*>(x), w, b, static_cast<TOut*>(y), st);
+}
+
+template <class Cfg, class T, class TOut>
+Run make_wgpx_run(const char* name) {
+  constexpr Variant V = std::is_same_v<T, __half> ? Variant::kMmaF16 : Variant::kMmaBf16;
+  Run r{V, name, Cfg::kName, dt_of<T>(), dt_of<TOut>(), &launch_wgpx_erased<Cfg, T, TOut>};
+  r.wgpx = true;
+  return r;
+}
+
 // Whether the column kernel's plan takes the shape ("" when it does, or the run is another kernel's).
 std::string columns_run_unsupported(const ConvPoolShape& s, const Run& r) {
   fc::TilePlan p;
   std::string why;
   if (r.wgmma) return fc::wgmma_unsupported(s, r.v);
+  if (r.wgpx) return fc::wgmma_pixels_unsupported(s, r.v);
   if (r.column_rows && !fc::make_column_plan(s, r.column_rows, r.column_px, fc::kDefaultSmemLimit, &p, &why))
     return why;
   return "";
@@ -1311,6 +1381,14 @@ std::vector<Run> all_runs() {
       make_wgmma_run<fc::WgmmaTile1, bf16, bf16>("wg_bf16"),
       make_wgmma_run<fc::WgmmaTile2, bf16, float>("wg_bf16"),
       make_wgmma_run<fc::WgmmaTile2, __half, __half>("wg_f16"),
+      make_wgpx_run<fc::WgPixelsOne, bf16, bf16>("wgpx_bf16"),
+      make_wgpx_run<fc::WgPixelsTwo, bf16, bf16>("wgpx_bf16"),
+      make_wgpx_run<lab_cfg::WgPixelsOneG1, bf16, bf16>("wgpx_bf16"),
+      make_wgpx_run<lab_cfg::WgPixelsTwoG1, bf16, bf16>("wgpx_bf16"),
+      make_wgpx_run<lab_cfg::WgPixelsSync4, bf16, bf16>("wgpx_bf16"),
+      make_wgpx_run<lab_cfg::WgPixelsSync8, bf16, bf16>("wgpx_bf16"),
+      make_wgpx_run<fc::WgPixelsOne, bf16, float>("wgpx_bf16"),
+      make_wgpx_run<fc::WgPixelsOne, __half, __half>("wgpx_f16"),
   };
 }
 
@@ -1342,11 +1420,16 @@ std::shared_ptr<DeviceBuf> upload(const void* src, size_t bytes) {
 }
 
 std::shared_ptr<DeviceBuf> packed_weights(const ConvPoolShape& s, const Run& r, const std::vector<float>& w) {
-  std::vector<unsigned char> host(r.wgmma     ? fc::wgmma_weight_bytes(s)
+  std::vector<unsigned char> host(r.wgpx      ? fc::wgmma_pixels_weight_bytes(s)
+                                  : r.wgmma   ? fc::wgmma_weight_bytes(s)
                                   : r.ldsm    ? fc::ldsm_weight_bytes(s, r.v)
                                   : r.stacked ? fc::stacked_weight_bytes(s, r.v, r.share)
                                               : fc::packed_weight_bytes(s, r.v));
-  if (r.wgmma && r.v == Variant::kMmaF16)
+  if (r.wgpx && r.v == Variant::kMmaF16)
+    fc::wgmma_pixels_pack_weights<__half>(s, w.data(), host.data());
+  else if (r.wgpx)
+    fc::wgmma_pixels_pack_weights<__nv_bfloat16>(s, w.data(), host.data());
+  else if (r.wgmma && r.v == Variant::kMmaF16)
     fc::wgmma_pack_weights<__half>(s, w.data(), host.data());
   else if (r.wgmma)
     fc::wgmma_pack_weights<__nv_bfloat16>(s, w.data(), host.data());
@@ -1405,7 +1488,7 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
     DeviceBuf y(out_count(s) * 4);
     std::map<DT, std::shared_ptr<DeviceBuf>> x_dev;
     std::map<DT, std::vector<double>> refs;
-    std::map<std::tuple<Variant, bool, bool, bool, bool>, std::shared_ptr<DeviceBuf>> w_dev;
+    std::map<std::tuple<Variant, bool, bool, bool, bool, bool>, std::shared_ptr<DeviceBuf>> w_dev;
     std::map<std::pair<DT, Variant>, std::vector<double>> rounded_refs;
     const bool conditioned = s.c * s.r * s.r >= kConditionedK;
     for (const Run& r : runs) {
@@ -1429,10 +1512,13 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
       }
       if (const std::string no = columns_run_unsupported(s, r); !no.empty()) {
         printf("n/a   %-8s %-16s %-34s n=%-5d the %s kernel does not take it: %s\n", r.variant, r.config, cs.name, s.n,
-               r.wgmma ? "wgmma" : "column", no.c_str());
+               r.wgpx    ? "wgmma pixels"
+               : r.wgmma ? "wgmma"
+                         : "column",
+               no.c_str());
         continue;
       }
-      const auto wkey = std::make_tuple(r.v, r.stacked, r.share, r.ldsm, r.wgmma);
+      const auto wkey = std::make_tuple(r.v, r.stacked, r.share, r.ldsm, r.wgmma, r.wgpx);
       if (!w_dev.count(wkey)) w_dev[wkey] = packed_weights(s, r, d.w);
       const size_t out_bytes = out_count(s) * dt_size(r.tout);
       CUDA_CHECK(cudaMemsetAsync(y.p, 0xFF, out_bytes, stream));  // NaN in every type: unwritten outputs show
@@ -1442,8 +1528,8 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
       CUDA_CHECK(cudaMemcpy(host.data(), y.p, out_bytes, cudaMemcpyDeviceToHost));
       const std::vector<float> out = from_bytes(host, r.tout, out_count(s));
       bool same_misaligned = true;
-      if (r.stacked ||
-          r.wgmma) {  // the input one element past a 16-byte boundary: staged without the prefetch, same bits
+      if (r.stacked || r.wgmma ||
+          r.wgpx) {  // the input one element past a 16-byte boundary: staged without the prefetch, same bits
         const size_t in_bytes = in_count(s) * dt_size(r.tin);
         DeviceBuf shifted(in_bytes + 16);
         void* xs = static_cast<char*>(shifted.p) + dt_size(r.tin);
@@ -1515,12 +1601,13 @@ struct Timing {
 };
 
 int time_runs(const std::vector<Run>& runs, const std::vector<int>& batches, const Peaks& peaks, cudaStream_t stream,
-              std::vector<Timing>* rows) {
+              std::vector<Timing>* rows, const std::string& only_shape) {
   constexpr int kWarmup = 5, kReps = 50, kBuffers = 3;
   for (int which = 0; which < 2; ++which)
     for (int batch : batches) {
       const ConvPoolShape s = which == 0 ? conv1(batch) : conv2(batch);
       const char* sname = which == 0 ? "conv1" : "conv2";
+      if (!only_shape.empty() && only_shape != sname) continue;
       const Data d = make_data({1, s.c, 1, 1, s.k, s.r, 0, 0, 0}, 77);  // weights and bias only
       auto bias = upload(d.b.data(), d.b.size() * 4);
       DeviceBuf y(out_count(s) * 4);
@@ -1576,7 +1663,7 @@ int time_runs(const std::vector<Run>& runs, const std::vector<int>& batches, con
 int main(int argc, char** argv) {
   bool check_only = false, emulate = false, no_validate = false;
   int max_batch = 1 << 30;
-  std::string filter;
+  std::string filter, only_shape;
   std::vector<int> batches = {10000, 1000};
   std::string csv_path;
   Peaks peaks;
@@ -1601,6 +1688,8 @@ int main(int argc, char** argv) {
       batches = {atoi(next())};
     else if (a == "--max-batch")
       max_batch = atoi(next());
+    else if (a == "--shape")  // timing: conv1 or conv2 only
+      only_shape = next();
     else if (a == "--csv")
       csv_path = next();
     else if (a == "--peak-tflops")
@@ -1613,7 +1702,8 @@ int main(int argc, char** argv) {
       peaks.gbps = atof(next());
     else {
       fprintf(stderr,
-              "usage: %s [--check-only] [--emulate] [--no-validate] [--filter S] [--batch N] [--max-batch N] "
+              "usage: %s [--check-only] [--emulate] [--no-validate] [--filter S] [--batch N] [--shape conv1|conv2] "
+              "[--max-batch N] "
               "[--csv PATH] "
               "[--peak-tflops X] "
               "[--peak-tflops-tf32 X] [--peak-tflops-fp32 X] [--peak-gbps X]\n",
@@ -1659,7 +1749,7 @@ int main(int argc, char** argv) {
   std::vector<Timing> rows;
   if (!check_only) {
     printf("== timing: median of 50 launches after 5 warm-ups, inputs rotated over 3 buffers ==\n");
-    time_runs(runs, batches, peaks, stream, &rows);
+    time_runs(runs, batches, peaks, stream, &rows, only_shape);
     printf("\n%-8s %-16s %-10s %-5s %6s %9s %8s %7s %8s %7s\n", "variant", "config", "types", "shape", "batch", "ms",
            "TFLOP/s", "%peak", "GB/s", "%peak");
     for (const auto& r : rows) printf("%s\n", r.line.c_str());
