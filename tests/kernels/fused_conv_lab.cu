@@ -229,6 +229,15 @@
 //       by wgmma for 32 K MACs).
 //   Next for this form: N = 64 (four columns per M row: 29% more MACs, 14% fewer shared bytes per kept MAC), the
 //   pooled outputs gathered for 16-byte stores (4 of 32 bytes a sector now), the first convolution's float input.
+// - wgmma column shifts (tests/kernels/fused_conv_wgmma_shifts.cuh, lab only; one input channel, k <= 4, 3x3 / 5x5 /
+//   7x7, 2x2 pool): conv1 with 8-column groups of pixels on M and the 8 column shifts x 4 channels on N, so that a K
+//   chunk of 8 taps is 16 contiguous bytes of a staged 16-bit row (ldmatrix), the pool entirely in the lane. Correct
+//   (30 checks, sanitizers clean) but slower, H200, conv1 from float32 in bf16 (tools/results/h200/
+//   conv_wgmma_pixels/call_g): 10000 0.360 (1wg) / 0.347 (2wg) against the stacked kernel's 0.311 in the same
+//   process (the engine's pool-on-M kernel: 0.208 in call_f), 1000 0.052 / 0.047 (0.040), batch 1 0.0068-0.0072
+//   (0.0091); from bf16 input 0.288 at 10000. ncu: 147 M instructions at 10000 (the MMA part needs ~30 M): a tile's
+//   7 k-steps carry per-tile divisions, clamps and 4 scattered stores a lane, and the staging divides per unit.
+//   Next for it: positions updated without divisions, stores gathered, N = 64 (16 shifts) for twice the work a tile.
 // Next steps worth measuring (not done): conv1 + conv2 in one kernel (the 4x40x40 map stays on chip); wgmma for conv2
 // (its M = 16 channels only fills wgmma's M = 64 with 4 stacked rows); NT=3/6 instantiations (k=20 and k=48 now pad
 // to 32 and 64 channels). For conv1 the lab's figures say the stacked kernel is bound by latency at ~19 warps per SM
@@ -257,6 +266,7 @@
 #include "layers/fused_conv/fused_conv_wgmma.cuh"
 #include "layers/fused_conv/fused_conv_wgmma_pixels.cuh"
 #include "tests/kernels/fused_conv_ldsm.cuh"
+#include "tests/kernels/fused_conv_wgmma_shifts.cuh"
 
 namespace fc = ie::fused_conv;
 using fc::ConvPoolShape;
@@ -359,6 +369,10 @@ std::vector<Case> validation_cases() {
       {"c1_70x67_k8_r7_pool2_xw64", {5, 1, 70, 67, 8, 7, 0, 2, 2}},
       {"c4_22x19_k16_r3_pool4", {9, 4, 22, 19, 16, 3, 0, 4, 4}},
       {"c4_40x40_k13_r5_pool2_n1", {1, 4, 40, 40, 13, 5, 0, 2, 2}},
+      // wgmma column shifts: one input channel, odd widths (element loads), padding, 3x3 / 5x5, 2-3 channels
+      {"c1_33x29_k3_r5_pool2_odd", {5, 1, 33, 29, 3, 5, 0, 2, 2}},
+      {"c1_20x21_k4_r3_p1_pool2", {3, 1, 20, 21, 4, 3, 1, 2, 2}},
+      {"c1_86x86_k2_r7_p2_pool2", {2, 1, 86, 86, 2, 7, 2, 2, 2}},
   };
 }
 
@@ -1193,6 +1207,7 @@ struct Run {
   int column_px = 0;     // ... and its target pixels
   bool wgmma = false;    // the warpgroup-MMA kernel (fused_conv_wgmma.cuh): its own plan, weights and range
   bool wgpx = false;     // the wgmma pixels-on-M kernel (fused_conv_wgmma_pixels.cuh): its own plan, weights, range
+  bool wgsh = false;     // the wgmma column-shifts kernel (fused_conv_wgmma_shifts.cuh): its own plan, weights, range
 };
 
 template <Variant V, class Cfg, class TIn, class TOut>
@@ -1293,12 +1308,32 @@ Run make_wgpx_run(const char* name) {
   return r;
 }
 
+template <class Cfg, class TIn, class T, class TOut>
+cudaError_t launch_wgsh_erased(const ConvPoolShape& s, const void* x, const void* w, const float* b, void* y,
+                               cudaStream_t st) {
+  fc::WgShiftsPlan p;
+  std::string why;
+  if (!fc::make_wgmma_shifts_plan(s, std::is_same_v<T, __half> ? Variant::kMmaF16 : Variant::kMmaBf16, &p, &why))
+    return cudaErrorInvalidValue;
+  return fc::launch_fused_conv_wgmma_shifts<Cfg, T, TIn, TOut>(p, static_cast<const TIn*>(x), w, b,
+                                                               static_cast<TOut*>(y), st);
+}
+
+template <class Cfg, class TIn, class T, class TOut>
+Run make_wgsh_run(const char* name) {
+  constexpr Variant V = std::is_same_v<T, __half> ? Variant::kMmaF16 : Variant::kMmaBf16;
+  Run r{V, name, Cfg::kName, dt_of<TIn>(), dt_of<TOut>(), &launch_wgsh_erased<Cfg, TIn, T, TOut>};
+  r.wgsh = true;
+  return r;
+}
+
 // Whether the column kernel's plan takes the shape ("" when it does, or the run is another kernel's).
 std::string columns_run_unsupported(const ConvPoolShape& s, const Run& r) {
   fc::TilePlan p;
   std::string why;
   if (r.wgmma) return fc::wgmma_unsupported(s, r.v);
   if (r.wgpx) return fc::wgmma_pixels_unsupported(s, r.v);
+  if (r.wgsh) return fc::wgmma_shifts_unsupported(s, r.v);
   if (r.column_rows && !fc::make_column_plan(s, r.column_rows, r.column_px, fc::kDefaultSmemLimit, &p, &why))
     return why;
   return "";
@@ -1389,6 +1424,10 @@ std::vector<Run> all_runs() {
       make_wgpx_run<lab_cfg::WgPixelsSync8, bf16, bf16>("wgpx_bf16"),
       make_wgpx_run<fc::WgPixelsOne, bf16, float>("wgpx_bf16"),
       make_wgpx_run<fc::WgPixelsOne, __half, __half>("wgpx_f16"),
+      make_wgsh_run<fc::WgShiftsOne, float, bf16, bf16>("wgsh_bf16"),
+      make_wgsh_run<fc::WgShiftsTwo, float, bf16, bf16>("wgsh_bf16"),
+      make_wgsh_run<fc::WgShiftsOne, bf16, bf16, bf16>("wgsh_bf16"),
+      make_wgsh_run<fc::WgShiftsOne, float, __half, __half>("wgsh_f16"),
   };
 }
 
@@ -1420,12 +1459,17 @@ std::shared_ptr<DeviceBuf> upload(const void* src, size_t bytes) {
 }
 
 std::shared_ptr<DeviceBuf> packed_weights(const ConvPoolShape& s, const Run& r, const std::vector<float>& w) {
-  std::vector<unsigned char> host(r.wgpx      ? fc::wgmma_pixels_weight_bytes(s)
+  std::vector<unsigned char> host(r.wgsh      ? fc::wgmma_shifts_weight_bytes(s)
+                                  : r.wgpx    ? fc::wgmma_pixels_weight_bytes(s)
                                   : r.wgmma   ? fc::wgmma_weight_bytes(s)
                                   : r.ldsm    ? fc::ldsm_weight_bytes(s, r.v)
                                   : r.stacked ? fc::stacked_weight_bytes(s, r.v, r.share)
                                               : fc::packed_weight_bytes(s, r.v));
-  if (r.wgpx && r.v == Variant::kMmaF16)
+  if (r.wgsh && r.v == Variant::kMmaF16)
+    fc::wgmma_shifts_pack_weights<__half>(s, w.data(), host.data());
+  else if (r.wgsh)
+    fc::wgmma_shifts_pack_weights<__nv_bfloat16>(s, w.data(), host.data());
+  else if (r.wgpx && r.v == Variant::kMmaF16)
     fc::wgmma_pixels_pack_weights<__half>(s, w.data(), host.data());
   else if (r.wgpx)
     fc::wgmma_pixels_pack_weights<__nv_bfloat16>(s, w.data(), host.data());
@@ -1488,7 +1532,7 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
     DeviceBuf y(out_count(s) * 4);
     std::map<DT, std::shared_ptr<DeviceBuf>> x_dev;
     std::map<DT, std::vector<double>> refs;
-    std::map<std::tuple<Variant, bool, bool, bool, bool, bool>, std::shared_ptr<DeviceBuf>> w_dev;
+    std::map<std::tuple<Variant, bool, bool, bool, bool, bool, bool>, std::shared_ptr<DeviceBuf>> w_dev;
     std::map<std::pair<DT, Variant>, std::vector<double>> rounded_refs;
     const bool conditioned = s.c * s.r * s.r >= kConditionedK;
     for (const Run& r : runs) {
@@ -1512,13 +1556,14 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
       }
       if (const std::string no = columns_run_unsupported(s, r); !no.empty()) {
         printf("n/a   %-8s %-16s %-34s n=%-5d the %s kernel does not take it: %s\n", r.variant, r.config, cs.name, s.n,
-               r.wgpx    ? "wgmma pixels"
+               r.wgsh    ? "wgmma shifts"
+               : r.wgpx  ? "wgmma pixels"
                : r.wgmma ? "wgmma"
                          : "column",
                no.c_str());
         continue;
       }
-      const auto wkey = std::make_tuple(r.v, r.stacked, r.share, r.ldsm, r.wgmma, r.wgpx);
+      const auto wkey = std::make_tuple(r.v, r.stacked, r.share, r.ldsm, r.wgmma, r.wgpx, r.wgsh);
       if (!w_dev.count(wkey)) w_dev[wkey] = packed_weights(s, r, d.w);
       const size_t out_bytes = out_count(s) * dt_size(r.tout);
       CUDA_CHECK(cudaMemsetAsync(y.p, 0xFF, out_bytes, stream));  // NaN in every type: unwritten outputs show
@@ -1528,8 +1573,8 @@ int validate(const std::vector<Run>& runs, cudaStream_t stream, int max_batch) {
       CUDA_CHECK(cudaMemcpy(host.data(), y.p, out_bytes, cudaMemcpyDeviceToHost));
       const std::vector<float> out = from_bytes(host, r.tout, out_count(s));
       bool same_misaligned = true;
-      if (r.stacked || r.wgmma ||
-          r.wgpx) {  // the input one element past a 16-byte boundary: staged without the prefetch, same bits
+      if (r.stacked || r.wgmma || r.wgpx ||
+          r.wgsh) {  // the input one element past a 16-byte boundary: staged without the prefetch, same bits
         const size_t in_bytes = in_count(s) * dt_size(r.tin);
         DeviceBuf shifted(in_bytes + 16);
         void* xs = static_cast<char*>(shifted.p) + dt_size(r.tin);
