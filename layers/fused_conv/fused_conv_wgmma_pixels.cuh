@@ -144,7 +144,18 @@ inline size_t wgmma_pixels_weight_bytes(const ConvPoolShape& s) {
 }
 
 // B as wgmma reads it from shared memory: per block of 4 k-steps (64 elements of K) N rows of 128 bytes, the
-// 16-byte chunk j of row n at chunk j ^ (n % 8) (the 128-byte swizzle; the block 1024-byte aligned).
+// 16-byte chunk j of row n at chunk j ^ (n % 8) (the 128-byte swizzle; the block 1024-byte aligned). Writes v as T at
+// k-step st, row n, element kk (< 16) of a B with n_cols rows.
+template <class T>
+void put_b_sw128(unsigned char* dst, int n_cols, int st, int n, int kk, float v) {
+  const int kin = (st % 4) * 16 + kk;
+  const size_t off =
+      static_cast<size_t>(st / 4) * n_cols * 128 + n * 128 + (((kin / 8) ^ (n % 8)) * 16) + (kin % 8) * 2;
+  const uint16_t bits = static_cast<uint16_t>(Word16<T>::to16(v));
+  dst[off] = static_cast<unsigned char>(bits & 0xFF);
+  dst[off + 1] = static_cast<unsigned char>(bits >> 8);
+}
+
 template <class T>
 void wgmma_pixels_pack_weights(const ConvPoolShape& s, const float* w, void* out) {
   const int cp = wgp_cp(s.c), cpd = wgp_cpd(s.c, s.r), kc = s.r * cpd, ks = (kc + 1) / 2, n_cols = wgp_nt(s.k) * 8;
@@ -161,12 +172,7 @@ void wgmma_pixels_pack_weights(const ConvPoolShape& s, const float* w, void* out
         float v = 0.f;
         if (ch < kc && co < s.k && ci < s.c && kx >= 0 && kx < s.r)
           v = w[((static_cast<size_t>(co) * s.c + ci) * s.r + ky) * s.r + kx];
-        const int kin = (st % 4) * 16 + kk;
-        const size_t off =
-            static_cast<size_t>(st / 4) * n_cols * 128 + n * 128 + (((kin / 8) ^ (n % 8)) * 16) + (kin % 8) * 2;
-        const uint16_t bits = static_cast<uint16_t>(Word16<T>::to16(v));
-        dst[off] = static_cast<unsigned char>(bits & 0xFF);
-        dst[off + 1] = static_cast<unsigned char>(bits >> 8);
+        put_b_sw128<T>(dst, n_cols, st, n, kk, v);
       }
 }
 

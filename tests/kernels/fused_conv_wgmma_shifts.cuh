@@ -107,7 +107,7 @@ inline size_t wgmma_shifts_weight_bytes(const ConvPoolShape& s) {
   return static_cast<size_t>((s.r + 3) / 4) * 32 * 128;
 }
 
-// B as wgmma reads it: per block of 4 k-steps 32 rows (n) of 128 bytes, chunk j of row n at chunk j ^ (n % 8).
+// B as wgmma reads it (32 rows; put_b_sw128).
 template <class T>
 void wgmma_shifts_pack_weights(const ConvPoolShape& s, const float* w, void* out) {
   const size_t bytes = wgmma_shifts_weight_bytes(s);
@@ -118,12 +118,7 @@ void wgmma_shifts_pack_weights(const ConvPoolShape& s, const float* w, void* out
       for (int t = 0; t < 16; ++t) {
         const int co = n / 8, kx = t - n % 8;
         const float v = co < s.k && kx >= 0 && kx < s.r ? w[(static_cast<size_t>(co) * s.r + ky) * s.r + kx] : 0.f;
-        const int kin = (ky % 4) * 16 + t;
-        const size_t off =
-            static_cast<size_t>(ky / 4) * 32 * 128 + n * 128 + (((kin / 8) ^ (n % 8)) * 16) + (kin % 8) * 2;
-        const uint16_t bits = static_cast<uint16_t>(Word16<T>::to16(v));
-        dst[off] = static_cast<unsigned char>(bits & 0xFF);
-        dst[off + 1] = static_cast<unsigned char>(bits >> 8);
+        put_b_sw128<T>(dst, 32, ky, n, t, v);
       }
 }
 
