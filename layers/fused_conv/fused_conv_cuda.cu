@@ -298,30 +298,30 @@ RunFn fused_conv_run(const KernelInit& init) {
                                 : fc::stacked_unsupported(shape, v);
   // The wgmma pixels-on-M kernel first where it takes the shape (16-bit input of the mode's type; lab, H200, conv2 in
   // bf16: batch 10000 0.208 ms against the weights-on-M wgmma kernel's 0.262, 1000 0.0277 against 0.0315).
-  if (fc::wgmma_pixels_unsupported(shape, v).empty() && !float_in) {
-    const void* packed = init.prepared("wgmma_pixels/" + packed_suffix, [&] {
+  // A 16-bit family's weights, packed once per engine by pack(T{}, float32 weights, bytes) with T the mode's type.
+  auto prepared_16bit = [&](const std::string& family, size_t size, auto pack) {
+    return init.prepared(family + "/" + packed_suffix, [&] {
       Tensor w32 = weights32();
-      Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::wgmma_pixels_weight_bytes(per_image))});
+      Tensor bytes(DType::UInt8, {static_cast<int64_t>(size)});
       if (v == fc::Variant::kMmaF16)
-        fc::wgmma_pixels_pack_weights<__half>(per_image, w32.data_as<float>(), bytes.data());
+        pack(__half{}, w32.data_as<float>(), bytes.data());
       else
-        fc::wgmma_pixels_pack_weights<__nv_bfloat16>(per_image, w32.data_as<float>(), bytes.data());
+        pack(__nv_bfloat16{}, w32.data_as<float>(), bytes.data());
       return bytes;
     });
+  };
+  if (fc::wgmma_pixels_unsupported(shape, v).empty() && !float_in) {
+    const void* packed = prepared_16bit(
+        "wgmma_pixels", fc::wgmma_pixels_weight_bytes(per_image),
+        [&](auto t, const float* w, void* out) { fc::wgmma_pixels_pack_weights<decltype(t)>(per_image, w, out); });
     fused_conv_select::add_wgmma_pixels_candidates(shape, v, float_in, packed, bias, &candidates);
   }
   // The warpgroup-MMA kernel next where it takes the shape (16-bit input of the mode's type: a second convolution;
   // lab, H200, conv2 in bf16: batch 10000 0.264 ms against shared rows' 0.294, 1000 0.0315 against 0.0403).
   if (fc::wgmma_unsupported(shape, v).empty() && !float_in) {
-    const void* packed = init.prepared("wgmma/" + packed_suffix, [&] {
-      Tensor w32 = weights32();
-      Tensor bytes(DType::UInt8, {static_cast<int64_t>(fc::wgmma_weight_bytes(per_image))});
-      if (v == fc::Variant::kMmaF16)
-        fc::wgmma_pack_weights<__half>(per_image, w32.data_as<float>(), bytes.data());
-      else
-        fc::wgmma_pack_weights<__nv_bfloat16>(per_image, w32.data_as<float>(), bytes.data());
-      return bytes;
-    });
+    const void* packed = prepared_16bit(
+        "wgmma", fc::wgmma_weight_bytes(per_image),
+        [&](auto t, const float* w, void* out) { fc::wgmma_pack_weights<decltype(t)>(per_image, w, out); });
     fused_conv_select::add_wgmma_candidates(shape, v, float_in, packed, bias, &candidates);
   }
   // Shared rows decide for themselves (tf32 mode as split bf16 products, whatever K; strict fp32 declined).

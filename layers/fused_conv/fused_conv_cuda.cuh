@@ -814,16 +814,25 @@ using dev::device_limits;
 using dev::DeviceLimits;
 using dev::resident_blocks;
 
-// Grid: one CTA per tile up to the resident limit; the kernels loop over the remaining tiles.
-template <class Kernel, class... Args>
-cudaError_t launch_persistent(Kernel kernel, const TilePlan& p, int threads, cudaStream_t stream, Args... args) {
+// The CTAs of a kernel configuration the whole GPU holds at once (SMs x resident CTAs per SM): a persistent grid.
+template <class Kernel>
+cudaError_t resident_slots(Kernel kernel, int threads, int smem_bytes, int* slots) {
   DeviceLimits d;
   int per_sm = 0;
   cudaError_t err = device_limits(&d);
-  if (err == cudaSuccess) err = resident_blocks(kernel, threads, p.smem_bytes, d.smem_optin, &per_sm);
+  if (err == cudaSuccess) err = resident_blocks(kernel, threads, smem_bytes, d.smem_optin, &per_sm);
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  kernel<<<std::min(p.tiles, d.sms * per_sm), threads, p.smem_bytes, stream>>>(p, args...);
+  *slots = d.sms * per_sm;
+  return cudaSuccess;
+}
+
+// Grid: one CTA per tile up to the resident limit; the kernels loop over the remaining tiles.
+template <class Kernel, class... Args>
+cudaError_t launch_persistent(Kernel kernel, const TilePlan& p, int threads, cudaStream_t stream, Args... args) {
+  int slots = 0;
+  if (cudaError_t err = resident_slots(kernel, threads, p.smem_bytes, &slots); err != cudaSuccess) return err;
+  kernel<<<std::min(p.tiles, slots), threads, p.smem_bytes, stream>>>(p, args...);
   return cudaGetLastError();
 }
 

@@ -956,13 +956,9 @@ __global__ void __launch_bounds__(Cfg::kWarps * 32, stacked_min_blocks<Cfg, kMod
 template <class Kernel, class... Args>
 cudaError_t launch_persistent(Kernel kernel, int threads, int smem_bytes, int tiles, cudaStream_t stream,
                               Args... args) {
-  DeviceLimits d;
-  int per_sm = 0;
-  cudaError_t err = device_limits(&d);
-  if (err == cudaSuccess) err = resident_blocks(kernel, threads, smem_bytes, d.smem_optin, &per_sm);
-  if (err != cudaSuccess) return err;
-  if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  kernel<<<std::min(tiles, d.sms * per_sm), threads, smem_bytes, stream>>>(args...);
+  int slots = 0;
+  if (cudaError_t err = resident_slots(kernel, threads, smem_bytes, &slots); err != cudaSuccess) return err;
+  kernel<<<std::min(tiles, slots), threads, smem_bytes, stream>>>(args...);
   return cudaGetLastError();
 }
 

@@ -423,14 +423,7 @@ cudaError_t launch_wgmma_ks(const WgmmaPlan& p, const T* x, const uint4* w, cons
                             cudaStream_t stream) {
   auto kernel = p.ps == 4 ? fused_conv_wgmma_kernel<Cfg, T, TOut, KS, 4> : fused_conv_wgmma_kernel<Cfg, T, TOut, KS, 2>;
   const int smem_bytes = Cfg::kStages * p.buf_bytes + 1024;
-  DeviceLimits d;
-  int per_sm = 0;
-  cudaError_t err = device_limits(&d);
-  if (err == cudaSuccess) err = resident_blocks(kernel, 128, smem_bytes, d.smem_optin, &per_sm);
-  if (err != cudaSuccess) return err;
-  if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  kernel<<<std::min(p.tiles, d.sms * per_sm), 128, smem_bytes, stream>>>(p, x, w, bias, y);
-  return cudaGetLastError();
+  return launch_persistent(kernel, 128, smem_bytes, p.tiles, stream, p, x, w, bias, y);
 }
 
 // T: the product's 16-bit type (the input's type too); weights from wgmma_pack_weights<T>.

@@ -38,18 +38,14 @@ constexpr int kWgpMaxStage = 64 * 1024;  // bytes of one staged image
 
 // Tile configurations: warpgroups per CTA (they share the staged image and the weights) and the CTAs per SM the
 // registers must allow.
-// kGroups: the k-steps of a tile in 1 or 2 groups (2: each group's A loads under the products before it). kSync: the
-// products on mma.sync m16n8k16 per warp with the weights (B) in registers instead of wgmma reading them from shared
-// memory.
+// kGroups: the k-steps of a tile in 1 or 2 groups (2: each group's A loads under the products before it).
 struct WgPixelsTwo {
   static constexpr const char* kName = "wgpx_2wg";
   static constexpr int kWarpGroups = 2, kMinBlocks = 2, kGroups = 2;
-  static constexpr bool kSync = false;
 };
 struct WgPixelsOne {
   static constexpr const char* kName = "wgpx_1wg";
   static constexpr int kWarpGroups = 1, kMinBlocks = 3, kGroups = 2;
-  static constexpr bool kSync = false;
 };
 
 struct WgPixelsPlan {
@@ -342,21 +338,6 @@ __global__ void __launch_bounds__(128 * Cfg::kWarpGroups, Cfg::kMinBlocks)
     reinterpret_cast<uint4*>(bufs)[i] = make_uint4(0, 0, 0, 0);
   wg::fence_proxy_async();  // the weights, for wgmma's reads
   __syncthreads();          // the zeroed buffers before any staging store
-  // kSync: the lane's B fragments of mma.m16n8k16 from the swizzled weights: B[k][n] for n = 8j + g, k = 2q, 2q + 1
-  // and + 8 (chunks 2 (s % 4) and + 1 of row n in block s / 4).
-  [[maybe_unused]] uint32_t wb[Cfg::kSync ? KS : 1][NT][2];
-  if constexpr (Cfg::kSync) {
-#pragma unroll
-    for (int s = 0; s < KS; ++s)
-#pragma unroll
-      for (int j = 0; j < NT; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int n = 8 * j + (lane >> 2), chunk = 2 * (s & 3) + h;
-          wb[s][j][h] = *reinterpret_cast<const uint32_t*>(smem + (s >> 2) * NT * 8 * 128 + n * 128 +
-                                                           ((chunk ^ (n & 7)) << 4) + q * 4);
-        }
-  }
 
   // The lane's ldmatrix row: tile mi = lane / 8 (M rows 8 (mi & 1) .., K chunk 2 s + mi / 2), row lane % 8.
   const int lm = (lane & 7) + 8 * ((lane >> 3) & 1), lhalf = lane >> 4;
@@ -472,27 +453,6 @@ __global__ void __launch_bounds__(128 * Cfg::kWarpGroups, Cfg::kMinBlocks)
         }
       }
     };
-    if constexpr (Cfg::kSync) {  // mma.sync: per warp, the weights in registers
-      for (int t = cur.t0 + wg; t < cur.t1; t += Cfg::kWarpGroups) {
-        const uint32_t base = tile_base(t);
-        float acc[NT][4];
-#pragma unroll
-        for (int j = 0; j < NT; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
-#pragma unroll
-        for (int s = 0; s < KS; ++s) {
-          uint32_t af[4];
-          dev::ldmatrix_x4(af, base + offs[s]);
-#pragma unroll
-          for (int j = 0; j < NT; ++j) dev::mma_16816<T>(acc[j], af, wb[s][j][0], wb[s][j][1]);
-        }
-#pragma unroll
-        for (int j = 0; j < NT; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) d[4 * j + e] = acc[j][e];
-        epilogue(t);
-      }
-      continue;
-    }
     // The k-steps in groups (kGroups 2: the first H0, then the rest): a group's A loads run under the products of
     // the group before it, and the next tile's first group loads under this tile's last products.
     constexpr int H0 = Cfg::kGroups == 1 ? KS : (KS + 1) / 2;
@@ -528,11 +488,24 @@ __global__ void __launch_bounds__(128 * Cfg::kWarpGroups, Cfg::kMinBlocks)
 #pragma unroll
         for (int s = 0; s < H0; ++s) dev::ldmatrix_x4(a[s], base + offs[s]);
       }
-      wg::wait_all();
+      if constexpr (H0 < KS) wg::wait_all();
       wgp::pin(d);
       epilogue(t);
     }
   }
+}
+
+// A persistent grid's work items: tpi tiles of one image each (ipi items an image, items in all). Whole images when
+// they fill the GPU's CTA slots; for small batches fewer tiles an item (at least one per warpgroup), so that more
+// CTAs share an image.
+struct ItemSplit {
+  int tpi, ipi, items;
+};
+inline ItemSplit split_items(int n, int tiles, int warpgroups, int slots) {
+  int tpi = tiles;
+  if (n < slots) tpi = std::max(warpgroups, std::min(tiles, tiles * n / slots));
+  const int ipi = (tiles + tpi - 1) / tpi;
+  return {tpi, ipi, n * ipi};
 }
 
 template <class Cfg, class T, class TOut, int NT, int PS, int CP, int KS>
@@ -541,19 +514,10 @@ cudaError_t launch_wgmma_pixels_shape(const WgPixelsPlan& p, const T* x, const u
   auto kernel = fused_conv_wgmma_pixels_kernel<Cfg, T, TOut, NT, PS, CP, KS>;
   constexpr int kThreads = 128 * Cfg::kWarpGroups;
   const int smem_bytes = p.w_bytes + 2 * p.buf_bytes + 1024;
-  DeviceLimits d;
-  int per_sm = 0;
-  cudaError_t err = device_limits(&d);
-  if (err == cudaSuccess) err = resident_blocks(kernel, kThreads, smem_bytes, d.smem_optin, &per_sm);
-  if (err != cudaSuccess) return err;
-  if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  // Whole images per item when they fill the GPU; fewer tiles per item (more CTAs) for small batches.
-  const int slots = d.sms * per_sm;
-  int tpi = p.tiles;
-  if (p.n < slots) tpi = std::max(Cfg::kWarpGroups, std::min(p.tiles, p.tiles * p.n / slots));
-  const int ipi = (p.tiles + tpi - 1) / tpi;
-  const int items = p.n * ipi;
-  kernel<<<std::min(items, slots), kThreads, smem_bytes, stream>>>(p, tpi, ipi, items, x, w, bias, y);
+  int slots = 0;
+  if (cudaError_t err = resident_slots(kernel, kThreads, smem_bytes, &slots); err != cudaSuccess) return err;
+  const ItemSplit it = split_items(p.n, p.tiles, Cfg::kWarpGroups, slots);
+  kernel<<<std::min(it.items, slots), kThreads, smem_bytes, stream>>>(p, it.tpi, it.ipi, it.items, x, w, bias, y);
   return cudaGetLastError();
 }
 

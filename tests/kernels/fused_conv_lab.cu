@@ -214,8 +214,8 @@
 //     call_b: k-steps in two groups (the second group's A loads under the first's      10000 1wg 0.230 (one group
 //       products, the next tile's first group under the second's): 2-3% over one         0.238) / 2wg 0.226 (0.230)
 //       group in the same run; mma.sync per warp with the weights in registers (205-242  sync 0.239 / 0.255
-//       registers): slower. ncu (1wg): 12 warps per SM, issue 36% busy, 8.05 cycles a
-//       warp between instructions, 242 instructions a warp and tile (14 LDSM, 14 HGMMA); shared stores of the
+//       registers): slower, dropped from the kernel and the lab. ncu (1wg): 12 warps per SM, issue 36% busy, 8.05
+//       cycles a warp between instructions, 242 instructions a warp and tile (14 LDSM, 14 HGMMA); shared stores of the
 //       8-column staging 15.9-way bank-conflicted (4.5 M of 30.8 M shared wavefronts); wgmma reads B once per
 //       warpgroup (~9 M wavefronts: 8 per HGMMA).
 //     call_c: pixel-pair staging units (4-byte loads, conflict-free 16-byte stores),    10000 1wg 0.301 / 2wg
@@ -320,17 +320,6 @@ struct WgPixelsOneG1 : fc::WgPixelsOne {
 struct WgPixelsTwoG1 : fc::WgPixelsTwo {
   static constexpr const char* kName = "wgpx_2wg_g1";
   static constexpr int kGroups = 1;
-};
-// wgmma pixels-on-M's tiles on mma.sync per warp, the weights in registers (112 for conv2).
-struct WgPixelsSync4 : fc::WgPixelsOne {
-  static constexpr const char* kName = "wgpx_sync_w4";
-  static constexpr int kMinBlocks = 2, kGroups = 1;
-  static constexpr bool kSync = true;
-};
-struct WgPixelsSync8 : fc::WgPixelsTwo {
-  static constexpr const char* kName = "wgpx_sync_w8";
-  static constexpr int kMinBlocks = 1, kGroups = 1;
-  static constexpr bool kSync = true;
 };
 }  // namespace lab_cfg
 
@@ -1420,8 +1409,6 @@ std::vector<Run> all_runs() {
       make_wgpx_run<fc::WgPixelsTwo, bf16, bf16>("wgpx_bf16"),
       make_wgpx_run<lab_cfg::WgPixelsOneG1, bf16, bf16>("wgpx_bf16"),
       make_wgpx_run<lab_cfg::WgPixelsTwoG1, bf16, bf16>("wgpx_bf16"),
-      make_wgpx_run<lab_cfg::WgPixelsSync4, bf16, bf16>("wgpx_bf16"),
-      make_wgpx_run<lab_cfg::WgPixelsSync8, bf16, bf16>("wgpx_bf16"),
       make_wgpx_run<fc::WgPixelsOne, bf16, float>("wgpx_bf16"),
       make_wgpx_run<fc::WgPixelsOne, __half, __half>("wgpx_f16"),
       make_wgsh_run<fc::WgShiftsOne, float, bf16, bf16>("wgsh_bf16"),

@@ -239,18 +239,10 @@ cudaError_t launch_wgmma_shifts_r(const WgShiftsPlan& p, const TIn* x, const uin
   auto kernel = fused_conv_wgmma_shifts_kernel<Cfg, T, TIn, TOut, KS>;
   constexpr int kThreads = 128 * Cfg::kWarpGroups;
   const int smem_bytes = p.w_bytes + 2 * p.buf_bytes + 1024;
-  DeviceLimits d;
-  int per_sm = 0;
-  cudaError_t err = device_limits(&d);
-  if (err == cudaSuccess) err = resident_blocks(kernel, kThreads, smem_bytes, d.smem_optin, &per_sm);
-  if (err != cudaSuccess) return err;
-  if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  const int slots = d.sms * per_sm;
-  int tpi = p.tiles;  // whole images per item when they fill the GPU, fewer tiles per item for small batches
-  if (p.n < slots) tpi = std::max(Cfg::kWarpGroups, std::min(p.tiles, p.tiles * p.n / slots));
-  const int ipi = (p.tiles + tpi - 1) / tpi;
-  const int items = p.n * ipi;
-  kernel<<<std::min(items, slots), kThreads, smem_bytes, stream>>>(p, tpi, ipi, items, x, w, bias, y);
+  int slots = 0;
+  if (cudaError_t err = resident_slots(kernel, kThreads, smem_bytes, &slots); err != cudaSuccess) return err;
+  const ItemSplit it = split_items(p.n, p.tiles, Cfg::kWarpGroups, slots);
+  kernel<<<std::min(it.items, slots), kThreads, smem_bytes, stream>>>(p, it.tpi, it.ipi, it.items, x, w, bias, y);
   return cudaGetLastError();
 }
 
