@@ -189,6 +189,14 @@ __host__ __device__ inline void column_block(const TilePlan& p, const float* __r
     const bool to_y = p.vpool == 2;
     const bool store = valid && (!to_y || (col % win == 0 && img < p.n && pcol < p.pw));
     const int pooled = imin(RO / win, imin(p.pb - pr0, to_y ? p.ph - t.ty * p.pb - pr0 : p.pb));
+    // 8-row lanes: channel 4q's first pooled row in y or ct and the strides of a channel and a row there, a store
+    // being one offset plus two small products; 16-row lanes (127 registers) index each store in full. Lab, H200,
+    // batch 10000 (tools/results/h200/head_mma/call_b): conv1 on cols_r8_w8 0.950 -> 0.867 ms with the 64-register
+    // cap below, conv2 on cols_r16_w8 1.497 -> 1.557 with the one-offset form, hence 8 rows only.
+    constexpr bool kOneBase = RO <= 8;
+    const size_t base = to_y ? ((static_cast<size_t>(img) * p.k + q * 4) * p.ph + t.ty * p.pb + pr0) * p.pw + pcol
+                             : static_cast<size_t>(q * 4 * p.ct_stride + (gi * p.pb + pr0) * p.cwk + col);
+    const int ch_stride = to_y ? p.ph * p.pw : p.ct_stride, row_stride = to_y ? p.pw : p.cwk;
     FUSED_CONV_UNROLL
     for (int j = 0; j < 4; ++j) {
       const int ch = q * 4 + j;
@@ -207,11 +215,18 @@ __host__ __device__ inline void column_block(const TilePlan& p, const float* __r
         }
 #endif
         if (store && pr < pooled) {
-          if (to_y)
+          if constexpr (kOneBase) {
+            const size_t at = base + j * ch_stride + pr * row_stride;
+            if (to_y)
+              y[at] = from_float<TOut>(nan_relu(m + b));
+            else
+              ct[at] = m;
+          } else if (to_y) {
             y[((static_cast<size_t>(img) * p.k + ch) * p.ph + t.ty * p.pb + pr0 + pr) * p.pw + pcol] =
                 from_float<TOut>(nan_relu(m + b));
-          else
+          } else {
             ct[ch * p.ct_stride + (gi * p.pb + pr0 + pr) * p.cwk + col] = m;
+          }
         }
         in_window = 0, ++pr;
       }
@@ -231,8 +246,15 @@ __host__ __device__ inline void column_block(const TilePlan& p, const float* __r
 
 #ifdef __CUDACC__
 
+// 8-row configurations capped at 64 registers (4 CTAs of 8 warps per SM instead of 3 at 66; a few spilled bytes):
+// see column_block's epilogue for the figures. 0: no minimum (the same code as without one).
+template <class Cfg>
+constexpr int column_min_blocks() {
+  return Cfg::kRows == 8 ? 1024 / (Cfg::kWarps * 32) : 0;
+}
+
 template <class Cfg, int R, int kWin, class TIn, class TOut>
-__global__ void __launch_bounds__(Cfg::kWarps * 32)
+__global__ void __launch_bounds__(Cfg::kWarps * 32, column_min_blocks<Cfg>())
     fused_conv_columns_kernel(const TilePlan p, const TIn* __restrict__ x, const float4* __restrict__ w4,
                               const float* __restrict__ bias, TOut* __restrict__ y) {
   extern __shared__ __align__(16) unsigned char smem[];

@@ -12,10 +12,10 @@
 //  - bias and activation; the hidden rows stay in shared memory as floats;
 //  - the second product and the softmax: a warp per sample, its lanes across the classes, W2^T from shared memory,
 //    written in the output's type (the chain's float output: the precision pass's Cast is a view here).
-// Why not the Tensor Cores or the interpreting kernel: the products are 66 KFLOP per sample and the head's time at
-// small batches is its chain of dependent steps. The interpreter (16-sample tiles, W^T staged through shared memory
-// with a barrier per instruction) took 0.020 ms at batch 1 for the conv net's head alone (lab, H100), the per-step
-// kernels' four launches about 9 us.
+// Why the CUDA cores at small batches (the MMA head, head_mma.cuh, takes the large ones) and not the interpreting
+// kernel: the products are 66 KFLOP per sample and the head's time at small batches is its chain of dependent steps.
+// The interpreter (16-sample tiles, W^T staged through shared memory with a barrier per instruction) took 0.020 ms at
+// batch 1 for the conv net's head alone (lab, H100), the per-step kernels' four launches about 9 us.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -65,6 +65,77 @@ __device__ __forceinline__ uint4 load_x8(const void* x, bool f32, int64_t chunk)
                     dev::pack_pair<T>(hi.z, hi.w));
 }
 
+// W2^T [C][H] into shared memory in whole 16-byte chunks (the builder pads it so), by all the CTA's threads.
+template <class T>
+__device__ __forceinline__ void stage_w2(const HeadModel& m, const void* weights, T* w2s) {
+  const uint4* w2 = reinterpret_cast<const uint4*>(static_cast<const T*>(weights) + m.w2);
+  for (int i = threadIdx.x; i < (m.classes * m.hidden + 7) / 8; i += blockDim.x)
+    reinterpret_cast<uint4*>(w2s)[i] = __ldg(w2 + i);
+}
+
+// Lanes a sample takes in classify_rows: half a warp for up to 16 classes (two samples at once), else the warp.
+__device__ __forceinline__ int classify_width(int classes) { return classes <= 16 ? 16 : 32; }
+
+// The second product and the softmax of the tile's `rows` hidden rows (hs, floats [rows][H]): a warp (or half a
+// warp, classify_width) per sample, its lanes across the classes, the hidden row read by all of them at once (a
+// broadcast; 16-byte loads when H is a multiple of 4). Each lane keeps its own classes' logits in the sample's row
+// of ls ([rows][C]), so no barrier stands between the product and the softmax. A NaN anywhere in a row makes the
+// whole row NaN (its sum), as the per-step kernels do. b2_lane: the bias of the lane's first class (lane %
+// classify_width), requested early by the caller.
+template <class T>
+__device__ __forceinline__ void classify_rows(const HeadModel& m, const float* hs, const T* w2s, float* ls,
+                                              const float* b2, float b2_lane, void* y, int64_t s0, int rows, int warp,
+                                              int nwarps, int lane) {
+  const int H = m.hidden, C = m.classes, width = classify_width(C), per_warp = 32 / width;
+  const int sub = lane & (width - 1);
+  for (int r0 = warp * per_warp; r0 < rows; r0 += nwarps * per_warp) {
+    const int r = r0 + lane / width;
+    const bool live = r < rows;  // a dead half-warp still takes part in the shuffles (they stay inside the half)
+    const float* hr = hs + r * H;
+    float* lr = ls + r * C;
+    float mx = -INFINITY;
+    for (int c = sub; live && c < C; c += width) {
+      const T* wr = w2s + c * H;
+      // Two partial sums (even and odd hidden units) halve the chain of dependent multiply-adds.
+      float s = c == sub ? b2_lane : __ldg(b2 + c), t = 0.f;
+      int j = 0;
+      if (H % 4 == 0) {
+        for (; j < H; j += 4) {
+          const float4 hv = *reinterpret_cast<const float4*>(hr + j);
+          const uint2 wv = *reinterpret_cast<const uint2*>(wr + j);
+          const float2 w01 = dev::unpack_pair<T>(wv.x), w23 = dev::unpack_pair<T>(wv.y);
+          s = fmaf(hv.x, w01.x, s);
+          t = fmaf(hv.y, w01.y, t);
+          s = fmaf(hv.z, w23.x, s);
+          t = fmaf(hv.w, w23.y, t);
+        }
+      } else {
+        for (; j + 1 < H; j += 2) {
+          s = fmaf(hr[j], dev::to_float(wr[j]), s);
+          t = fmaf(hr[j + 1], dev::to_float(wr[j + 1]), t);
+        }
+        if (j < H) s = fmaf(hr[j], dev::to_float(wr[j]), s);
+      }
+      s += t;
+      lr[c] = s;
+      mx = fmaxf(mx, s);
+    }
+    for (int s = width / 2; s; s >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, s));
+    float sum = 0.f;
+    for (int c = sub; live && c < C; c += width) sum += __expf(lr[c] - mx);
+    for (int s = width / 2; s; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
+    const float inv = 1.f / sum;
+    const int64_t o = (s0 + r) * C;
+    for (int c = sub; live && c < C; c += width) {
+      const float p = __expf(lr[c] - mx) * inv;
+      if (m.out == Elem::F32)
+        static_cast<float*>(y)[o + c] = p;
+      else
+        static_cast<T*>(y)[o + c] = dev::from_float<T>(p);
+    }
+  }
+}
+
 template <class T, int R>
 __global__ void __launch_bounds__(kThreads) head_kernel(Args a) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -95,8 +166,7 @@ __global__ void __launch_bounds__(kThreads) head_kernel(Args a) {
     }
   };
   if (warp < H) request(warp);
-  const uint4* w2 = reinterpret_cast<const uint4*>(w1 + m.w2);
-  for (int i = tid; i < (C * H + 7) / 8; i += blockDim.x) reinterpret_cast<uint4*>(w2s)[i] = __ldg(w2 + i);
+  stage_w2(m, a.weights, w2s);
   {
     const void* x = static_cast<const unsigned char*>(a.x) + s0 * K * (m.x_f32 ? 4 : 2);
     uint4* dst = reinterpret_cast<uint4*>(xs);
@@ -104,7 +174,8 @@ __global__ void __launch_bounds__(kThreads) head_kernel(Args a) {
   }
   // The second product's bias of the lane's first class, requested before the first product as well.
   const float* b2 = a.floats + m.b2;
-  const float b2_lane = lane < C ? __ldg(b2 + lane) : 0.f;
+  const int b2_class = lane & (classify_width(C) - 1);
+  const float b2_lane = b2_class < C ? __ldg(b2 + b2_class) : 0.f;
   __syncthreads();
   const float* b1 = a.floats + m.b1;
   const auto act = static_cast<dev::Act>(m.act);
@@ -151,44 +222,7 @@ __global__ void __launch_bounds__(kThreads) head_kernel(Args a) {
         }
   }
   __syncthreads();
-  // The second product and the softmax: a warp per sample, its lanes across the classes, the hidden row read by all
-  // lanes at once (a broadcast). Each lane keeps its own classes' logits in the sample's row of shared memory, so
-  // no barrier stands between the product and the softmax. A NaN anywhere in a row makes the whole row NaN (its
-  // sum), as the per-step kernels do.
-  for (int r = warp; r < rows; r += nwarps) {
-    const float* hr = hs + r * H;
-    float* lr = ls + r * C;
-    float mx = -INFINITY;
-    for (int c = lane; c < C; c += 32) {
-      const T* wr = w2s + c * H;
-      // Two partial sums halve the chain of dependent multiply-adds.
-      float s = c == lane ? b2_lane : __ldg(b2 + c), t = 0.f;
-      int j = 0;
-      for (; j + 1 < H; j += 2) {
-        s = fmaf(hr[j], dev::to_float(wr[j]), s);
-        t = fmaf(hr[j + 1], dev::to_float(wr[j + 1]), t);
-      }
-      if (j < H) s = fmaf(hr[j], dev::to_float(wr[j]), s);
-      s += t;
-      lr[c] = s;
-      mx = fmaxf(mx, s);
-    }
-#pragma unroll
-    for (int s = 16; s; s >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, s));
-    float sum = 0.f;
-    for (int c = lane; c < C; c += 32) sum += __expf(lr[c] - mx);
-#pragma unroll
-    for (int s = 16; s; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
-    const float inv = 1.f / sum;
-    const int64_t o = (s0 + r) * C;
-    for (int c = lane; c < C; c += 32) {
-      const float p = __expf(lr[c] - mx) * inv;
-      if (m.out == Elem::F32)
-        static_cast<float*>(a.y)[o + c] = p;
-      else
-        static_cast<T*>(a.y)[o + c] = dev::from_float<T>(p);
-    }
-  }
+  classify_rows<T>(m, hs, w2s, ls, b2, b2_lane, a.y, s0, rows, warp, nwarps, lane);
 }
 
 }  // namespace ie::sr::head

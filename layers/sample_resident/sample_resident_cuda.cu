@@ -1,13 +1,13 @@
 // ie.SampleResident on the fused "cuda" kernel set. A chain of the pre-LN transformer autoencoder's form (the SSA
 // at any size the row-tile kernel is compiled for) runs on the row-tile kernel (row_tile.cuh: samples in
 // registers, faster than the per-step kernels at every batch); a classifier head (a product with an activation, a
-// second product, a softmax: the conv net's fc3 -> fc4 -> softmax) on the head kernel (head_kernel.cuh); any
-// other chain is compiled into the program of the interpreting kernel (sample_resident.cuh). Either way the layout is
-// made once per engine at plan time and uploaded as prepared constants, then one launch per run. Declines, and the
+// second product, a softmax: the conv net's fc3 -> fc4 -> softmax) on a head kernel (head_mma.cuh, head_kernel.cuh);
+// any other chain is compiled into the program of the interpreting kernel (sample_resident.cuh). Either way the layout
+// is made once per engine at plan time and uploaded as prepared constants, then one launch per run. Declines, and the
 // parts run one by one, when a part does not fit the interpreter, when the tile does not fit in shared memory, or, for
 // the interpreter, outside the batches where it is measured faster than the per-step kernels (see kMaxBatch).
 // IE_SAMPLE_RESIDENT=interp runs the interpreter where the row-tile or head kernel would, =always the interpreter at
-// every batch (tests, comparisons).
+// every batch, =head_cores or =head_mma one head kernel (tests, comparisons).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +20,7 @@
 #include "layers/common/launch_limits.cuh"
 #include "layers/sample_resident/head_builder.h"
 #include "layers/sample_resident/head_kernel.cuh"
+#include "layers/sample_resident/head_mma.cuh"
 #include "layers/sample_resident/row_tile.cuh"
 #include "layers/sample_resident/row_tile_builder.h"
 #include "layers/sample_resident/row_tile_cta.h"
@@ -122,37 +123,54 @@ std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpe
   return kernel;
 }
 
-// The chain on the head kernel (head_kernel.cuh), or nullptr (and *why) when it is not of that form or the batch is
-// past kHeadMaxBatch. The head kernel's products run on the CUDA cores; the per-step path has fc3 on the Tensor
-// Cores, which wins at large batches (H200, conv net, whole net, bf16, compute p50: 1: 0.0220 against 0.0219 ms per
-// step, 16: 0.0291 against 0.0364, 128: 0.0335 against 0.0425, 1000: 0.0963 against 0.1004, 2048: 0.1685 against
-// 0.1612; tools/results/h200/head_chain/).
+// The chain on a head kernel, or nullptr (and *why) when it is not of that form or neither kernel takes it: the
+// MMA head (head_mma.cuh: the first product on the Tensor Cores, hidden sizes up to 64), faster than the CUDA-core
+// head at every batch (lab, H200, conv net head, bf16: 1: 0.0069 against 0.0077 ms, 1000: 0.0096 against 0.0150,
+// 10000: 0.0246 against 0.114 in one call; after M2 0.0071, 0.0079, 0.0198; tests/kernels/head_chain_lab.cu,
+// tools/results/h200/head_mma/), else the CUDA-core head (head_kernel.cuh) up to
+// kHeadMaxBatch samples. The CUDA-core head against the per-step path (H200, conv net, whole net, bf16, compute
+// p50: 1: 0.0220 against 0.0219 ms per step, 16: 0.0291 against 0.0364, 128: 0.0335 against 0.0425, 1000: 0.0963
+// against 0.1004, 2048: 0.1685 against 0.1612; tools/results/h200/head_chain/).
+// IE_SAMPLE_RESIDENT=head_cores or head_mma forces one of them (tests).
 constexpr int64_t kHeadMaxBatch = 1024;
+constexpr int kHeadMmaTiles = 1, kHeadMmaGroup = 2;  // m-tiles of 16 samples per CTA, chunks in flight (lab)
 
 std::unique_ptr<Kernel> make_head(const KernelInit& init, const sr::ChainSpec& spec, int64_t batch,
                                   const dev::DeviceLimits& limits, std::string* why) {
   constexpr int rows = sr::head::kRows;
   sr::HeadBuilt built;
   if (!sr::build_head(spec, rows, limits.smem_optin, &built, why)) return nullptr;
-  if (batch > kHeadMaxBatch) {
-    *why = concat("batch ", batch, ": past ", kHeadMaxBatch, " the per-step kernels are faster than the head kernel");
+  const sr::HeadModel model = built.model;
+  const bool force_cores = env_is("head_cores"), force_mma = env_is("head_mma");
+  const int mma_smem = sr::head::head_mma_smem_bytes(model, kHeadMmaTiles);
+  std::string why_mma;
+  if (model.hidden > sr::head::kMmaMaxHidden)
+    why_mma = concat("hidden ", model.hidden, " is past the MMA head's ", sr::head::kMmaMaxHidden);
+  else if (mma_smem > limits.smem_optin)
+    why_mma = concat("the MMA head's tile needs ", mma_smem, " bytes of shared memory (", limits.smem_optin, ")");
+  const bool mma = why_mma.empty() && !force_cores;
+  if (!mma && (force_mma || (!force_cores && batch > kHeadMaxBatch))) {
+    *why = force_mma ? why_mma
+                     : concat("batch ", batch, ": past ", kHeadMaxBatch,
+                              " the per-step kernels are faster than the CUDA-core head kernel, and ", why_mma);
     return nullptr;
   }
   const void* weights = init.prepared(
       "head_weights", [&] { return bytes_tensor(built.weights.data(), built.weights.size() * sizeof(uint16_t)); });
   const auto* floats = static_cast<const float*>(init.prepared(
       "head_floats", [&] { return bytes_tensor(built.floats.data(), built.floats.size() * sizeof(float)); }));
-  const sr::HeadModel model = built.model;
   const DType compute = spec.compute == sr::Elem::F16 ? DType::Float16 : DType::BFloat16;
   std::unique_ptr<Kernel> kernel;
   cuda::dispatch_device<__half, __nv_bfloat16>(compute, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto* fn = sr::head::head_kernel<T, rows>;
+    auto* fn = mma ? sr::head::head_mma_kernel_for<T, kHeadMmaTiles, kHeadMmaGroup>(model.hidden)
+                   : sr::head::head_kernel<T, rows>;
+    const int threads = mma ? sr::head::kMmaWarps * 32 : sr::head::kThreads;
+    const int smem = mma ? mma_smem : model.smem_bytes;
+    const int tile = mma ? 16 * kHeadMmaTiles : rows;
     int per_sm = 0;
-    if (dev::resident_blocks(fn, sr::head::kThreads, model.smem_bytes, limits.smem_optin, &per_sm) != cudaSuccess ||
-        per_sm < 1)
-      return;
-    const unsigned grid = static_cast<unsigned>((batch + rows - 1) / rows);
+    if (dev::resident_blocks(fn, threads, smem, limits.smem_optin, &per_sm) != cudaSuccess || per_sm < 1) return;
+    const unsigned grid = static_cast<unsigned>((batch + tile - 1) / tile);
     kernel = make_kernel([=](KernelContext& ctx) {
       sr::head::Args a;
       a.m = model, a.weights = weights, a.floats = floats, a.batch = batch;
@@ -160,7 +178,7 @@ std::unique_ptr<Kernel> make_head(const KernelInit& init, const sr::ChainSpec& s
       a.y = ctx.outputs[0].data;
       if (reinterpret_cast<uintptr_t>(a.x) % 16)
         throw std::runtime_error("the head kernel's input is not 16-byte aligned");  // the arena aligns to 256
-      fn<<<grid, sr::head::kThreads, model.smem_bytes, cuda::stream_of(ctx)>>>(a);
+      fn<<<grid, threads, smem, cuda::stream_of(ctx)>>>(a);
       IE_CUDA_CHECK(cudaGetLastError());
     });
   });

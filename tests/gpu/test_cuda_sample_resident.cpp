@@ -1,9 +1,9 @@
 // ie.SampleResident on the cuda backend: classifier heads (flatten, Linear + ReLU, Linear, Softmax) of the conv
-// net's sizes and others (N not a multiple of 16) run as one step on the head kernel (up to 1024 samples) and on
-// the interpreter at batches 1 to 10001 and match the CPU, a NaN staying in its sample; a head the head kernel
-// declines runs per step with the reason; both exports of the SSA run as one step in fp16 and bf16 and match the
-// CPU backend's fp32 within the modes' gate (relative L2 <= 1e-2) at batches 1, 7, 33, 1000 and 10001, on the
-// row-tile kernel (the default for this form) and on the interpreting kernel (IE_SAMPLE_RESIDENT=always); the
+// net's sizes and others (N not a multiple of 16) run as one step on the engine's choice, on each head kernel
+// (CUDA cores, MMA) and on the interpreter at batches 1 to 10001 and match the CPU, a NaN staying in its sample; a
+// head the head kernels decline runs per step with the reason; both exports of the SSA run as one step in fp16 and bf16
+// and match the CPU backend's fp32 within the modes' gate (relative L2 <= 1e-2) at batches 1, 7, 33, 1000 and 10001, on
+// the row-tile kernel (the default for this form) and on the interpreting kernel (IE_SAMPLE_RESIDENT=always); the
 // interpreter outside the batches where it wins declines with its reason and the parts run; in fp32 and tf32 no
 // chain is formed. The kernels' own checks at other shapes are in tests/kernels/sample_resident_lab.cu.
 #include <cmath>
@@ -151,24 +151,22 @@ TEST_CASE("GPU: classifier heads run as one sample-resident step and match the C
       {{4, 8, 8}, 64, 100, true},
       {{32}, 48, 33, false},
   };
-  for (const char* kernel : {"", "always"})  // the head kernel, then the interpreter
-    for (const HeadCase& c : cases)
-      for (int64_t batch : {1, 7, 1000, 10001}) {
-        test::ScopedEnv env("IE_SAMPLE_RESIDENT", kernel);
-        const std::string what = "head " + shape_to_string(c.features) + " -> " + std::to_string(c.hidden) + " -> " +
-                                 std::to_string(c.classes) + " at " + std::to_string(batch);
-        const Graph g = head_graph(c, batch, what);
-        Shape in = {batch};
-        in.insert(in.end(), c.features.begin(), c.features.end());
-        Tensor x = test::random_uniform(in, test::seed_of(what, 5), -1.f, 1.f);
-        if (batch > 1) x.data_as<float>()[1] = std::nanf("");  // sample 0's second value
-        const auto want = test::run_graph_on(test::Path{kernel_set::kCpu}, g, {{"x", x}});
+  for (const HeadCase& c : cases)
+    for (int64_t batch : {1, 7, 1000, 10001}) {
+      const std::string what = "head " + shape_to_string(c.features) + " -> " + std::to_string(c.hidden) + " -> " +
+                               std::to_string(c.classes) + " at " + std::to_string(batch);
+      const Graph g = head_graph(c, batch, what);
+      Shape in = {batch};
+      in.insert(in.end(), c.features.begin(), c.features.end());
+      Tensor x = test::random_uniform(in, test::seed_of(what, 5), -1.f, 1.f);
+      if (batch > 1) x.data_as<float>()[1] = std::nanf("");  // sample 0's second value
+      const auto want = test::run_graph_on(test::Path{kernel_set::kCpu}, g, {{"x", x}});
+      // The engine's choice, each head kernel forced, then the interpreter (sample_resident_cuda.cu)
+      for (const char* kernel : {"", "head_cores", "head_mma", "always"})
         for (Precision p : {Precision::fp16, Precision::bf16}) {
+          test::ScopedEnv env("IE_SAMPLE_RESIDENT", kernel);
           INFO(what, " in ", precision_name(p), " (IE_SAMPLE_RESIDENT=", kernel, ")");
-          // Past 1024 samples the head kernel declines and the parts run per step (sample_resident_cuda.cu)
-          const bool chain = kernel[0] != 0 || batch <= 1024;
-          CHECK(test::kernel_set_serving(g, {{"x", in}}, p, "SampleResident") ==
-                (chain ? std::string(kernel_set::kCuda) : "(no SampleResident step)"));
+          CHECK(test::kernel_set_serving(g, {{"x", in}}, p, "SampleResident") == std::string(kernel_set::kCuda));
           const auto got = test::run_graph_on(test::Path{kernel_set::kCuda, "", p}, g, {{"x", x}});
           REQUIRE(got.size() == 1);
           const float* y = got[0].data_as<float>();
@@ -186,10 +184,10 @@ TEST_CASE("GPU: classifier heads run as one sample-resident step and match the C
           for (int64_t i = from * n; i < batch * n; ++i) worst = std::max(worst, std::fabs(double(y[i]) - ref[i]));
           CHECK(worst <= (p == Precision::fp16 ? 5e-3 : 2e-2));
         }
-      }
+    }
 }
 
-TEST_CASE("GPU: a head the head kernel declines (a size, a large batch) runs per step, with the reason") {
+TEST_CASE("GPU: a head the head kernels decline (a size, a large batch) runs per step, with the reason") {
   IE_REQUIRE_GPU();
   test::ScopedEnv automatic("IE_SAMPLE_RESIDENT", "");
   const HeadCase c{{16, 8, 8}, 272, 10, false};  // hidden 272: over the head kernel's 256
@@ -205,12 +203,16 @@ TEST_CASE("GPU: a head the head kernel declines (a size, a large batch) runs per
   INFO(declined);
   CHECK(declined.find("the interpreter is slower there at every batch") != std::string::npos);
   CHECK(declined.find("hidden 272") != std::string::npos);
-  const HeadCase convnet{{16, 8, 8}, 32, 10, false};
-  auto large = build_plan(head_graph(convnet, 1025, "large batch"), {{"x", {1025, 16, 8, 8}}},
+  // hidden 128: past the MMA head's 64, and at 1025 samples past the CUDA-core head's batches
+  const HeadCase wide{{16, 8, 8}, 128, 10, false};
+  auto large = build_plan(head_graph(wide, 1025, "large batch"), {{"x", {1025, 16, 8, 8}}},
                           make_backend(kernel_set::kCuda, Options{}), options);
   declined.clear();
-  for (auto& step : large->steps)
+  for (auto& step : large->steps) {
+    CHECK(step.node.op_type != "SampleResident");
     for (auto& d : step.declined) declined += d + "\n";
+  }
   INFO(declined);
-  CHECK(declined.find("batch 1025: past 1024 the per-step kernels are faster") != std::string::npos);
+  CHECK(declined.find("batch 1025: past 1024 the per-step kernels are faster than the CUDA-core head kernel, and "
+                      "hidden 128 is past the MMA head's 64") != std::string::npos);
 }

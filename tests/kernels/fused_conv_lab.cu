@@ -67,6 +67,12 @@
 //       (4 bytes a lane) into a raw buffer under this tile's work, then turned into columns in shared memory:
 //       the raw buffer's shared memory cost occupancy (conv1 r8_w4 38% -> 32%) and the transpose pass more than
 //       the hidden load latency saved; the conv net in fp32 2.47 -> 2.71 ms at 10000
+//     after the review's one epilogue loop (HEAD    0.950 (r8_w8)       1.497 (r16_w8)    head_mma/call_a, b
+//       at 1201233: a full index per store); per-store offsets hoisted (two pointers) 0.905 / 1.550; the same with
+//       the 8-row configurations capped at 64 registers (3 -> 4 CTAs per SM) 0.873 / (1.553); HEAD with the cap
+//       alone 0.936 / 1.529 (an explicit minimum of 1 CTA changed r16's allocation: 127 -> 120 registers); one
+//       base offset and two strides with the cap 0.867 / 1.557. Kept: one base offset and the cap for 8-row lanes,
+//       16-row lanes as HEAD (no minimum, full index per store).
 //   r16 loses on conv1 (bands of 16 rows: 17% of rows wasted, 5 blocks over 4 or 8 warps); r8 on conv2 (32 accumulators
 //   per lane against 64). All configurations are tuner candidates (strict fp32, and tf32's short products).
 // - The epilogue stages the fp32 conv tile in shared memory and pools from there: general for any window and

@@ -8,6 +8,7 @@
 //     tests/kernels/head_chain_lab.cu layers/sample_resident/sample_resident_builder.cpp \
 //     layers/sample_resident/head_builder.cpp -o head_chain_lab
 //   ./head_chain_lab [--check-only] [--no-validate] [--filter S] [--csv PATH]
+//   HEAD_LAB_MAX_BATCH=N ./head_chain_lab --check-only     the checks of at most N samples (sanitizer runs)
 // lab-sources: layers/sample_resident/sample_resident_builder.cpp layers/sample_resident/head_builder.cpp
 //
 // Floor (H200, conv net head, bf16 input): 2 KiB in and 40 B out per sample, 20.9 MB at batch 10000 = 5 us at
@@ -50,15 +51,41 @@
 //       (tools/results/h200/head_batch1/call_a/), HEAD / v1 / new, ms: batch 1 0.0089 / 0.0084 / 0.0077-0.0082;
 //       8 0.0142 / 0.0141 / 0.0143; 1000 0.0150 / 0.0149 / 0.0151; past the engine's range a little slower (10000
 //       0.1110 / 0.1133 / 0.1145). In the conv net's batch-1 graph replays: 7.5-7.6 us (8.6 before).
+//   M1. the MMA head (head_mma.cuh): 16 x MT samples per CTA, 8 warps splitting K, the first product by m16n8k16
+//       MMAs with both operands read from global memory in the fragments' order (K permuted per 32-element chunk,
+//       16-byte loads), G chunks' loads in flight, the warps' sums added in shared memory, then the CUDA-core
+//       head's second product and softmax (tools/results/h200/head_mma/call_a/; every check passes, sanitizers
+//       clean at up to 1000 samples), ms:
+//         batch        1       8      16     128    1000    2048    4096   10000   50000
+//         head8   0.0077  0.0143  0.0144  0.0144  0.0150  0.0256  0.0466  0.1139  0.5290
+//         mma16 g1 0.0088  0.0099  0.0118  0.0119  0.0122  0.0123  0.0142  0.0255  0.0960
+//         mma16 g2 0.0069  0.0070  0.0094  0.0090  0.0096  0.0095  0.0123  0.0246  0.0968   (engine's)
+//         mma16 g4 0.0062  0.0065  0.0083  0.0084  0.0085  0.0091  0.0152  0.0342  0.1459
+//         mma32 g1 0.0091  0.0101  0.0120  0.0157  0.0158  0.0159  0.0162  0.0278  0.0984
+//         mma32 g2 0.0067  0.0073  0.0091  0.0133  0.0134  0.0135  0.0138  0.0325  0.0941
+//         interp  0.0194  0.0204  0.0216  0.0218  0.0218  0.0219  0.0272  0.0790  0.3060
+//       Registers (ptxas, bf16, NT = 4): g1 48, g2 78, g4 162 (one CTA per SM), mma32 g2 118. At 10000 the
+//       per-step path's four kernels take about 0.040 ms (fc3 0.024); the MMA head reads 0.85 TB/s there, a CTA's
+//       dependent steps (loads, MMAs, barrier, sums, barrier, softmax) over 1.6 waves.
+//   M2. the first product's bias staged in shared memory in the prologue (its global load had followed the barrier),
+//       the second product by half-warps for up to 16 classes (two samples a warp at once) with 16-byte loads of
+//       the hidden row (both heads: classify_rows); A/B in one call against M1's binary, two rounds (call_b), ms:
+//         batch            1       16      128     1000     4096    10000    50000
+//         mma16 g2 M1  0.0068  0.0093  0.0095  0.0097  0.0122  0.0246  0.0967
+//         mma16 g2 M2  0.0071  0.0071  0.0072  0.0079  0.0092  0.0198  0.0656   (engine's)
+//         mma16 g4 M2  0.0060  0.0065  0.0069  0.0072  0.0115  0.0245  0.1007
+//         mma32 g2 M2  0.0066  0.0070  0.0092  0.0094  0.0097  0.0220  0.0620
 // Engine, whole conv net, bf16, compute p50 (tools/results/h200/head_chain/): 1: 0.0220 ms (per step 0.0219),
 // 16: 0.0291 (0.0364), 128: 0.0335 (0.0425), 1000: 0.0963 (0.1004). After H6 (head_batch1/call_a/): 1: 0.0200,
 // 16: 0.0288, 128: 0.0339, 1000: 0.0971; fp16 1: 0.0194.
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <type_traits>
 
 #include "layers/sample_resident/head_builder.h"
 #include "layers/sample_resident/head_kernel.cuh"
+#include "layers/sample_resident/head_mma.cuh"
 #include "layers/sample_resident/sample_resident.cuh"
 #include "layers/sample_resident/sample_resident_builder.h"
 #include "tests/kernels/head_chain.h"
@@ -122,32 +149,70 @@ std::vector<float> weight_values(const std::vector<uint16_t>& w, Elem e) {
   return lab::floats_of(dt_of(e), b);
 }
 
-// The same chain on the head kernel (head_kernel.cuh), R samples per CTA.
-template <int R>
-struct Direct {
+// A head's layout on the device, shared by the two head kernels' runners.
+struct HeadOnDevice {
   HeadBuilt built;
   std::unique_ptr<lab::DeviceBuf> w, f;
+  void upload() {
+    w = std::make_unique<lab::DeviceBuf>(built.weights.size() * 2);
+    f = std::make_unique<lab::DeviceBuf>(built.floats.size() * 4);
+    CUDA_CHECK(cudaMemcpy(w->p, built.weights.data(), built.weights.size() * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(f->p, built.floats.data(), built.floats.size() * 4, cudaMemcpyHostToDevice));
+  }
+  head::Args args(const void* x, void* y, int64_t batch) const {
+    head::Args a;
+    a.m = built.model, a.weights = w->p, a.floats = static_cast<const float*>(f->p);
+    a.x = x, a.y = y, a.batch = batch;
+    return a;
+  }
+};
+
+// The same chain on the head kernel (head_kernel.cuh), R samples per CTA.
+template <int R>
+struct Direct : HeadOnDevice {
   template <class T>
   bool setup(const ChainSpec& spec, std::string* why) {
     int smem = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
     if (!build_head(spec, R, smem, &built, why)) return false;
-    w = std::make_unique<lab::DeviceBuf>(built.weights.size() * 2);
-    f = std::make_unique<lab::DeviceBuf>(built.floats.size() * 4);
-    CUDA_CHECK(cudaMemcpy(w->p, built.weights.data(), built.weights.size() * 2, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(f->p, built.floats.data(), built.floats.size() * 4, cudaMemcpyHostToDevice));
+    upload();
     CUDA_CHECK(cudaFuncSetAttribute(head::head_kernel<T, R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     built.model.smem_bytes));
     return true;
   }
   template <class T>
   void launch(const void* x, void* y, int64_t batch, cudaStream_t s = 0) const {
-    head::Args a;
-    a.m = built.model, a.weights = w->p, a.floats = static_cast<const float*>(f->p);
-    a.x = x, a.y = y, a.batch = batch;
-    head::head_kernel<T, R><<<static_cast<int>((batch + R - 1) / R), head::kThreads, built.model.smem_bytes, s>>>(a);
+    head::head_kernel<T, R>
+        <<<static_cast<int>((batch + R - 1) / R), head::kThreads, built.model.smem_bytes, s>>>(args(x, y, batch));
   }
   std::string name() const { return "head" + std::to_string(R); }
+};
+
+// The same chain on the MMA head (head_mma.cuh), 16 x MT samples per CTA, G chunks' loads in flight.
+template <int MT, int G>
+struct Mma : HeadOnDevice {
+  int smem = 0;
+  template <class T>
+  bool setup(const ChainSpec& spec, std::string* why) {
+    int optin = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+    if (!build_head(spec, 16 * MT, optin, &built, why)) return false;
+    auto fn = head::head_mma_kernel_for<T, MT, G>(built.model.hidden);
+    smem = head::head_mma_smem_bytes(built.model, MT);
+    if (!fn || smem > optin) {
+      *why = "hidden or shared memory past the MMA head's";
+      return false;
+    }
+    upload();
+    CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    return true;
+  }
+  template <class T>
+  void launch(const void* x, void* y, int64_t batch, cudaStream_t s = 0) const {
+    const unsigned grid = static_cast<unsigned>((batch + 16 * MT - 1) / (16 * MT));
+    head::head_mma_kernel_for<T, MT, G>(built.model.hidden)<<<grid, head::kMmaWarps * 32, smem, s>>>(args(x, y, batch));
+  }
+  std::string name() const { return "mma" + std::to_string(16 * MT) + "_g" + std::to_string(G); }
 };
 
 // Probabilities in float64 from the inputs and weights as the kernel reads them; the hidden layer rounded to the
@@ -223,19 +288,29 @@ bool check(const Shape& s, Elem e, int64_t batch, std::mt19937& rng) {
   return ok;
 }
 
+// HEAD_LAB_MAX_BATCH=N: the checks of at most N samples (sanitizer runs).
+int64_t max_batch() {
+  const char* env = std::getenv("HEAD_LAB_MAX_BATCH");
+  return env && *env ? std::atoll(env) : INT64_MAX;
+}
+
 template <class Runner>
 int validate_with(std::mt19937& rng) {
   int failed = 0;
+  const int64_t most = max_batch();
   for (const Shape& s : {Shape{1024, 32, 10}, Shape{48, 16, 7}, Shape{256, 64, 100}, Shape{32, 48, 33}})
-    for (int64_t b : {1, 7, 16, 17, 1000, 10001}) failed += !check<__nv_bfloat16, Runner>(s, Elem::BF16, b, rng);
-  for (int64_t b : {1, 33, 1000}) failed += !check<__half, Runner>(Shape{1024, 32, 10}, Elem::F16, b, rng);
-  failed += !check<__half, Runner>(Shape{48, 16, 7}, Elem::F16, 999, rng);
+    for (int64_t b : {1, 7, 16, 17, 1000, 10001})
+      if (b <= most) failed += !check<__nv_bfloat16, Runner>(s, Elem::BF16, b, rng);
+  for (int64_t b : {1, 33, 1000})
+    if (b <= most) failed += !check<__half, Runner>(Shape{1024, 32, 10}, Elem::F16, b, rng);
+  if (999 <= most) failed += !check<__half, Runner>(Shape{48, 16, 7}, Elem::F16, 999, rng);
   return failed;
 }
 
 int validate() {
   std::mt19937 rng(11);
-  return validate_with<Direct<head::kRows>>(rng) + validate_with<Interp>(rng);
+  return validate_with<Direct<head::kRows>>(rng) + validate_with<Mma<1, 2>>(rng) + validate_with<Mma<2, 1>>(rng) +
+         validate_with<Interp>(rng);
 }
 
 // Leaves out every instruction of kind `drop` (the outputs are wrong; the time is the rest's).
@@ -285,10 +360,20 @@ void time_head(const std::string& filter, FILE* csv, Runner& head, int64_t batch
 
 void time_all(const std::string& filter, FILE* csv) {
   printf("timings (conv net head 1024 -> 32 -> 10, bf16 in, float out):\n");
-  for (int64_t b : {1, 8, 16, 128, 1000, 2048, 4096, 10000}) {
+  for (int64_t b : {1, 8, 16, 128, 1000, 2048, 4096, 10000, 50000}) {
     Direct<head::kRows> direct;
+    Mma<1, 1> mma16_1;
+    Mma<1, 2> mma16_2;
+    Mma<1, 4> mma16_4;
+    Mma<2, 1> mma32_1;
+    Mma<2, 2> mma32_2;
     Interp in;
     time_head(filter, csv, direct, b);
+    time_head(filter, csv, mma16_1, b);
+    time_head(filter, csv, mma16_2, b);
+    time_head(filter, csv, mma16_4, b);
+    time_head(filter, csv, mma32_1, b);
+    time_head(filter, csv, mma32_2, b);
     time_head(filter, csv, in, b);
   }
   printf("the interpreter's instruction kinds left out in turn (tile 16):\n");
