@@ -1,9 +1,10 @@
 // The classifier head on the Tensor Cores (head_builder.h's chain: a product with an activation, a second product
-// and a softmax, one row per sample; the conv net's fc3 -> ReLU -> fc4 -> softmax) for large batches, where the
-// CUDA-core head kernel (head_kernel.cuh) spends ~2 instructions per multiply-add and the per-step path four
-// launches and three round trips through memory. Depends on CUDA alone (tests/kernels/head_chain_lab.cu builds it).
+// and a softmax, one row per sample; the conv net's fc3 -> ReLU -> fc4 -> softmax) for hidden sizes up to 64, at
+// every batch: the CUDA-core head kernel (head_kernel.cuh) spends ~2 instructions per multiply-add (slower from
+// batch 1 on, 14x at 10000: lab), the per-step path four launches and three round trips through memory. Depends
+// on CUDA alone (tests/kernels/head_chain_lab.cu builds it).
 //
-// A CTA per 16 x MT samples, kWarps warps splitting K: the first product is m16n8k16 MMAs with the samples on M and
+// A CTA per 16 x MT samples, kMmaWarps warps splitting K: the first product is m16n8k16 MMAs with the samples on M and
 // the hidden units on N (NT n-tiles of 8). Neither operand goes through shared memory: since K is a sum, its order
 // is free, and lane (g, q) reads 16 bytes at 8q of each 32-element chunk for both operands: the rows g and g + 8 of
 // the input and rows 8j + g of W1^T ([hidden][K], L1/L2-resident: every CTA reads the same bytes). Those 8 elements
