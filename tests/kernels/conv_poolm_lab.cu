@@ -51,6 +51,10 @@
 //       w8_n5_bulk (spilling) 0.553, w8_n5_bulk_2cta 0.388 (6.2x FFMA), w8_n3_bulk 0.478; 1000 FFMA 0.245, split
 //       2cta 0.0475; batch 1 FFMA rows 0.0119, split r4 0.0056. The conv net in tf32 at 10000: 1.84 ms on an H200
 //       (conv1 0.394, conv2 1.428 on the pixels-on-M tf32 kernel), from 3.78 on an H100 before.
+//   P8. tried: the conversion pass for flat plans by row pairs (warps) and words (lanes), one division per row pair
+//       instead of two FastDivs per 64-bit store (tools/results/h200/poolm_convert/): 10000 w8 bulk 0.2046 ->
+//       0.2328 ms, w4 bulk 0.2116 -> 0.2200, 1000 w8 0.0308 -> 0.0338: 43 words a row pair leave 11 of 32 lanes
+//       busy in a warp's second pass, and one pair of loads in flight per thread instead of two. Dropped.
 //   Next (P6's per-line counts, call_e/lines_bulk_w8.txt): the conversion pass is now about a fifth of the
 //   instructions (two FastDivs, bounds and two 8-byte loads per 64-bit store; for one input channel the plane
 //   division is not needed), the MMAs 13% and the B loads 10%. Beyond this kernel, conv1 + conv2 in one kernel
