@@ -10,10 +10,12 @@
 //    same bytes) used for all R samples; the lanes' sums added by xor shuffles in a fixed order (the same bits on
 //    every run);
 //  - bias and activation; the hidden rows stay in shared memory as floats;
-//  - the second product and the softmax: a warp per sample, its lanes across the classes, W2^T from shared memory,
-//    written in the output's type (the chain's float output: the precision pass's Cast is a view here).
-// Why the CUDA cores at small batches (the MMA head, head_mma.cuh, takes the large ones) and not the interpreting
-// kernel: the products are 66 KFLOP per sample and the head's time at small batches is its chain of dependent steps.
+//  - the second product and the softmax (classify_rows, shared with the MMA head): a warp per sample, or half a
+//    warp for up to 16 classes, its lanes across the classes, W2^T from shared memory, written in the output's type
+//    (the chain's float output: the precision pass's Cast is a view here).
+// The engine runs this kernel for hidden sizes past the MMA head's 64 (head_mma.cuh, faster at every batch where it
+// applies), up to 1024 samples. Why not the interpreting kernel: the products are 66 KFLOP per sample and the
+// head's time at small batches is its chain of dependent steps.
 // The interpreter (16-sample tiles, W^T staged through shared memory with a barrier per instruction) took 0.020 ms at
 // batch 1 for the conv net's head alone (lab, H100), the per-step kernels' four launches about 9 us.
 #pragma once

@@ -70,11 +70,10 @@ __global__ void __launch_bounds__(kMmaWarps * 32) head_mma_kernel(Args a) {
   const int chunks = (K + 31) / 32, per = (chunks + kMmaWarps - 1) / kMmaWarps;
   const int c0 = warp * per, c1 = min(chunks, c0 + per);
   float acc[MT][NT][4] = {};
-  constexpr int kGroup = G;
-  for (int cb = c0; cb < c1; cb += kGroup) {
-    uint4 xa[kGroup][MT][2], wb[kGroup][NT];
+  for (int cb = c0; cb < c1; cb += G) {
+    uint4 xa[G][MT][2], wb[G][NT];
 #pragma unroll
-    for (int u = 0; u < kGroup; ++u) {
+    for (int u = 0; u < G; ++u) {
       const int k0 = (cb + u) * 32 + 8 * q;
       const bool in = cb + u < c1 && k0 < K;
 #pragma unroll
@@ -90,7 +89,7 @@ __global__ void __launch_bounds__(kMmaWarps * 32) head_mma_kernel(Args a) {
       }
     }
 #pragma unroll
-    for (int u = 0; u < kGroup; ++u)
+    for (int u = 0; u < G; ++u)
 #pragma unroll
       for (int i = 0; i < MT; ++i) {
         const uint32_t ka[4] = {xa[u][i][0].x, xa[u][i][1].x, xa[u][i][0].y, xa[u][i][1].y};
