@@ -55,6 +55,14 @@
 //       instead of two FastDivs per 64-bit store (tools/results/h200/poolm_convert/): 10000 w8 bulk 0.2046 ->
 //       0.2328 ms, w4 bulk 0.2116 -> 0.2200, 1000 w8 0.0308 -> 0.0338: 43 words a row pair leave 11 of 32 lanes
 //       busy in a warp's second pass, and one pair of loads in flight per thread instead of two. Dropped.
+//   P9. tried: the conversion pass for flat plans by a running (channel, row pair, word) position per thread and
+//       unrolled item, advanced by the stride (no FastDiv per item), and two more bulk shapes at 64 registers: 8
+//       warps for 4 CTAs per SM and 16 warps for 2 (tools/results/h200/poolm_counter/, HEAD's lab against the
+//       new one in one call, two rounds, ms): 10000 w8 bulk 0.2047 / 0.2046 -> 0.2104 / 0.2102 (80 registers no
+//       longer hold the counters: 8 bytes spilled), w4 bulk 0.2116 / 0.2118 -> 0.2072 / 0.2072, split 2cta 0.387
+//       -> 0.405; 1000 w4 bulk 0.0331 -> 0.0293, w8 0.0308 -> 0.0314; 4 CTAs of 8 warps 0.2507 (68 bytes
+//       spilled), 16 warps 0.2895. The engine's pick at 10000 (w8) gets slower, at 1000 the best gains 5%.
+//       Dropped; the checks passed (943) and were clean under the three sanitizers.
 //   Next (P6's per-line counts, call_e/lines_bulk_w8.txt): the conversion pass is now about a fifth of the
 //   instructions (two FastDivs, bounds and two 8-byte loads per 64-bit store; for one input channel the plane
 //   division is not needed), the MMAs 13% and the B loads 10%. Beyond this kernel, conv1 + conv2 in one kernel
