@@ -33,9 +33,11 @@ struct HeadBuilt {
   std::vector<float> floats;
 };
 
-/// Lays out `spec` for the head kernel with `rows` samples per CTA; false with the reason in *why when the chain is
-/// not a head or a size is outside what the kernel takes (K a multiple of 8, hidden up to kHeadMaxHidden, classes up
-/// to kHeadMaxClasses, the tile within `smem_bytes`).
-bool build_head(const ChainSpec& spec, int rows, int smem_bytes, HeadBuilt* out, std::string* why);
+/// Lays out `spec` for the head kernels, `rows` samples per CTA of the CUDA-core head; false with the reason in *why
+/// when the chain is not a head or a size is outside what the kernels take (K a multiple of 8, hidden up to
+/// kHeadMaxHidden, classes up to kHeadMaxClasses). model.smem_bytes is the CUDA-core head's tile, which stages the
+/// input rows: the caller checks it against the device, as the MMA head (head_mma_smem_bytes) stages none and takes
+/// inputs too wide for that tile.
+bool build_head(const ChainSpec& spec, int rows, HeadBuilt* out, std::string* why);
 
 }  // namespace ie::sr

@@ -139,20 +139,26 @@ std::unique_ptr<Kernel> make_head(const KernelInit& init, const sr::ChainSpec& s
                                   const dev::DeviceLimits& limits, std::string* why) {
   constexpr int rows = sr::head::kRows;
   sr::HeadBuilt built;
-  if (!sr::build_head(spec, rows, limits.smem_optin, &built, why)) return nullptr;
+  if (!sr::build_head(spec, rows, &built, why)) return nullptr;
   const sr::HeadModel model = built.model;
   const bool force_cores = env_is("head_cores"), force_mma = env_is("head_mma");
   const int mma_smem = sr::head::head_mma_smem_bytes(model, kHeadMmaTiles);
-  std::string why_mma;
+  std::string why_mma, why_cores;
   if (model.hidden > sr::head::kMmaMaxHidden)
     why_mma = concat("hidden ", model.hidden, " is past the MMA head's ", sr::head::kMmaMaxHidden);
   else if (mma_smem > limits.smem_optin)
     why_mma = concat("the MMA head's tile needs ", mma_smem, " bytes of shared memory (", limits.smem_optin, ")");
+  // The CUDA-core head stages its tile's input rows; the MMA head reads them from global memory, so it also takes
+  // inputs too wide for that tile.
+  if (model.smem_bytes > limits.smem_optin)
+    why_cores = concat("the CUDA-core head's tile of ", rows, " samples needs ", model.smem_bytes,
+                       " bytes of shared memory (", limits.smem_optin, ")");
+  else if (!force_cores && batch > kHeadMaxBatch)
+    why_cores = concat("batch ", batch, ": past ", kHeadMaxBatch,
+                       " the per-step kernels are faster than the CUDA-core head kernel");
   const bool mma = why_mma.empty() && !force_cores;
-  if (!mma && (force_mma || (!force_cores && batch > kHeadMaxBatch))) {
-    *why = force_mma ? why_mma
-                     : concat("batch ", batch, ": past ", kHeadMaxBatch,
-                              " the per-step kernels are faster than the CUDA-core head kernel, and ", why_mma);
+  if (!mma && (force_mma || !why_cores.empty())) {
+    *why = force_mma ? why_mma : force_cores ? why_cores : concat(why_cores, ", and ", why_mma);
     return nullptr;
   }
   const void* weights = init.prepared(

@@ -141,6 +141,19 @@ Graph head_graph(const HeadCase& c, int64_t batch, const std::string& what) {
   return g;
 }
 
+// A head planned in bf16 that must run per step: the reasons its steps carry.
+std::string per_step_declines(const Graph& g, const Shape& x) {
+  PlanOptions options;
+  options.precision = Precision::bf16;
+  auto plan = build_plan(g, {{"x", x}}, make_backend(kernel_set::kCuda, Options{}), options);
+  std::string declined;
+  for (auto& step : plan->steps) {
+    CHECK(step.node.op_type != "SampleResident");
+    for (auto& d : step.declined) declined += d + "\n";
+  }
+  return declined;
+}
+
 }  // namespace
 
 TEST_CASE("GPU: classifier heads run as one sample-resident step and match the CPU") {
@@ -187,31 +200,47 @@ TEST_CASE("GPU: classifier heads run as one sample-resident step and match the C
     }
 }
 
+TEST_CASE("GPU: a head too wide for the CUDA-core head's tile runs on the MMA head at every batch") {
+  IE_REQUIRE_GPU();
+  // K = 16384: 8 samples' input rows alone are 256 KiB, past any SM; the MMA head reads them from global memory.
+  const HeadCase c{{16, 32, 32}, 32, 10, false};
+  for (int64_t batch : {7, 1025}) {
+    const std::string what = "wide input at " + std::to_string(batch);
+    const Graph g = head_graph(c, batch, what);
+    const Shape in = {batch, 16, 32, 32};
+    const Tensor x = test::random_uniform(in, test::seed_of(what, 5), -1.f, 1.f);
+    const auto want = test::run_graph_on(test::Path{kernel_set::kCpu}, g, {{"x", x}});
+    for (const char* kernel : {"", "head_mma"}) {
+      test::ScopedEnv env("IE_SAMPLE_RESIDENT", kernel);
+      INFO(what, " (IE_SAMPLE_RESIDENT=", kernel, ")");
+      CHECK(test::kernel_set_serving(g, {{"x", in}}, Precision::bf16, "SampleResident") ==
+            std::string(kernel_set::kCuda));
+      const auto got = test::run_graph_on(test::Path{kernel_set::kCuda, "", Precision::bf16}, g, {{"x", x}});
+      REQUIRE(got.size() == 1);
+      double worst = 0;
+      for (int64_t i = 0; i < batch * c.classes; ++i)
+        worst = std::max(worst, std::fabs(double(got[0].data_as<float>()[i]) - want[0].data_as<float>()[i]));
+      CHECK(worst <= 2e-2);
+    }
+  }
+  // The CUDA-core head forced declines it with the reason.
+  test::ScopedEnv env("IE_SAMPLE_RESIDENT", "head_cores");
+  const std::string declined = per_step_declines(head_graph(c, 7, "wide input, CUDA-core head"), {7, 16, 32, 32});
+  INFO(declined);
+  CHECK(declined.find("the CUDA-core head's tile of 8 samples needs") != std::string::npos);
+}
+
 TEST_CASE("GPU: a head the head kernels decline (a size, a large batch) runs per step, with the reason") {
   IE_REQUIRE_GPU();
   test::ScopedEnv automatic("IE_SAMPLE_RESIDENT", "");
   const HeadCase c{{16, 8, 8}, 272, 10, false};  // hidden 272: over the head kernel's 256
-  const Graph g = head_graph(c, 5, "wide head");
-  PlanOptions options;
-  options.precision = Precision::bf16;
-  auto plan = build_plan(g, {{"x", {5, 16, 8, 8}}}, make_backend(kernel_set::kCuda, Options{}), options);
-  std::string declined;
-  for (auto& step : plan->steps) {
-    CHECK(step.node.op_type != "SampleResident");
-    for (auto& d : step.declined) declined += d + "\n";
-  }
+  std::string declined = per_step_declines(head_graph(c, 5, "wide head"), {5, 16, 8, 8});
   INFO(declined);
   CHECK(declined.find("the interpreter is slower there at every batch") != std::string::npos);
   CHECK(declined.find("hidden 272") != std::string::npos);
   // hidden 128: past the MMA head's 64, and at 1025 samples past the CUDA-core head's batches
   const HeadCase wide{{16, 8, 8}, 128, 10, false};
-  auto large = build_plan(head_graph(wide, 1025, "large batch"), {{"x", {1025, 16, 8, 8}}},
-                          make_backend(kernel_set::kCuda, Options{}), options);
-  declined.clear();
-  for (auto& step : large->steps) {
-    CHECK(step.node.op_type != "SampleResident");
-    for (auto& d : step.declined) declined += d + "\n";
-  }
+  declined = per_step_declines(head_graph(wide, 1025, "large batch"), {1025, 16, 8, 8});
   INFO(declined);
   CHECK(declined.find("batch 1025: past 1024 the per-step kernels are faster than the CUDA-core head kernel, and "
                       "hidden 128 is past the MMA head's 64") != std::string::npos);

@@ -174,7 +174,11 @@ struct Direct : HeadOnDevice {
   bool setup(const ChainSpec& spec, std::string* why) {
     int smem = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
-    if (!build_head(spec, R, smem, &built, why)) return false;
+    if (!build_head(spec, R, &built, why)) return false;
+    if (built.model.smem_bytes > smem) {
+      *why = "the tile's input rows exceed shared memory";
+      return false;
+    }
     upload();
     CUDA_CHECK(cudaFuncSetAttribute(head::head_kernel<T, R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     built.model.smem_bytes));
@@ -196,7 +200,7 @@ struct Mma : HeadOnDevice {
   bool setup(const ChainSpec& spec, std::string* why) {
     int optin = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
-    if (!build_head(spec, 16 * MT, optin, &built, why)) return false;
+    if (!build_head(spec, 16 * MT, &built, why)) return false;
     auto fn = head::head_mma_kernel_for<T, MT, G>(built.model.hidden);
     smem = head::head_mma_smem_bytes(built.model, MT);
     if (!fn || smem > optin) {
