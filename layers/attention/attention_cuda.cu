@@ -1,14 +1,18 @@
 // ie.Attention on the fused "cuda" kernel set: the kernel of attention_fused.cuh in float32, float16 and bfloat16
 // storage (RoPE, scores, softmax and sums in float), and with its projections (projection = 1) the kernel of
-// attention_projected.cuh in float16 and bfloat16. Declines, with the reason, the shapes they do not take (odd
-// head dims, heads whose q, k and v exceed shared memory, sequences beyond a CTA, float32 projections); the node
-// then runs as the nodes it replaced.
+// attention_projected.cuh in float16 and bfloat16, or in float32 one cuBLASLt product for q | k | v ahead of the
+// attention kernel. Declines, with the reason, the shapes they do not take (odd head dims, heads whose q, k and v
+// exceed shared memory, sequences beyond a CTA); the node then runs as the nodes it replaced.
+#include <memory>
+
 #include "engine/backend/cuda/cuda_check.h"
+#include "engine/backend/cuda/cuda_state.h"
 #include "engine/core/float_convert.h"
 #include "engine/registry/op_def.h"
 #include "layers/attention/attention_fused.cuh"
 #include "layers/attention/attention_projected.cuh"
 #include "layers/attention/attention_setup.h"
+#include "layers/common/cublaslt_gemm.h"
 #include "layers/common/cuda_util.cuh"
 
 namespace ie {
@@ -30,9 +34,74 @@ Tensor pad_weight(const Tensor& w, int64_t kp, DType storage) {
   return convert_floats(padded, storage);
 }
 
+// Float32 projections (fp32 and tf32 modes): q | k | v = x W + bias as one cuBLASLt product into the workspace
+// ([rows, 3E], the bias in its epilogue, TF32 in tf32 mode like every product there), then the attention kernel
+// reads q, k and v 3E apart. Against the three Linear products it replaces, x is read once and two launches go.
+class ProjectedFloatKernel : public Kernel {
+ public:
+  ProjectedFloatKernel(const KernelInit& init, const AttentionSetup& s, const att::Params& probe)
+      : m_probe(probe),
+        m_rope(s.rope != RopeMode::None),
+        m_scale(s.scale),
+        m_qkv_bytes(static_cast<size_t>(s.batch * s.seq * 3 * s.embed) * sizeof(float)),
+        m_gemm(cuda::state_of(init.backend_state).cublaslt(), cuda::LtShape{s.batch * s.seq, 3 * s.embed, s.k},
+               cuda::LtEpilogue::Bias, cuda::state_of(init.backend_state).tf32(), init.node.label()) {}
+
+  size_t workspace_bytes() const override { return gemm_offset() + m_gemm.workspace_bytes(); }
+
+  void run(KernelContext& ctx) override {
+    auto* qkv = static_cast<float*>(ctx.workspace);
+    m_gemm.run(ctx.inputs[0].as<const float>(), ctx.inputs[1].as<const float>(), nullptr, qkv,
+               ctx.inputs[2].as<const float>(), 1.f, 0.f, static_cast<char*>(ctx.workspace) + gemm_offset(),
+               ctx.stream);
+    att::Params p = m_probe;
+    p.batch = ctx.inputs[0].shape[0];
+    p.q = qkv;
+    p.k = qkv + p.heads * p.dim;
+    p.v = qkv + 2 * p.heads * p.dim;
+    p.y = ctx.outputs[0].data;
+    p.cos = m_rope ? ctx.inputs[3].as<const float>() : nullptr;
+    p.sin = m_rope ? ctx.inputs[4].as<const float>() : nullptr;
+    p.scale = m_scale;
+    IE_CUDA_CHECK(att::launch<float>(p, cuda::stream_of(ctx)));
+  }
+
+ private:
+  size_t gemm_offset() const { return (m_qkv_bytes + 255) / 256 * 256; }
+
+  att::Params m_probe;
+  bool m_rope;
+  float m_scale;
+  size_t m_qkv_bytes;
+  cuda::LtGemm m_gemm;
+};
+
+std::unique_ptr<Kernel> make_projected_float(const KernelInit& init, const AttentionSetup& s, att::Params probe,
+                                             const dev::DeviceLimits& limits) {
+  // The planner widens a node the 16-bit kernels decline to float32 between Casts when a kernel takes it so; here
+  // the three products in 16 bits and the attention kernel (the node unfused) read and write half the bytes.
+  if (storage_dtype(init.precision) != DType::Float32)
+    return init.decline("float32 projections in the ", precision_name(init.precision),
+                        " mode (the node runs unfused, its products in ", precision_name(init.precision), ")");
+  for (const TensorInfo& t : init.inputs)
+    if (t.dtype != DType::Undefined && t.dtype != DType::Float32)
+      return init.decline("a float32 x with ", dtype_name(t.dtype), " parameters");
+  if (s.k == 0) return init.decline("x rows of width 0");  // cuBLASLt rejects K = 0
+  if (3 * s.embed > INT32_MAX) return init.decline("q | k | v rows beyond 2^31 - 1 elements");
+  probe.ld = static_cast<int>(3 * s.embed);
+  att::Layout layout;
+  const char* why = nullptr;
+  if (!att::plan_layout(probe, 4, att::kDefaultThreads, att::kDefaultSmem, static_cast<size_t>(limits.smem_optin),
+                        &layout, &why))
+    return init.decline(why);
+  if (s.batch * s.seq == 0) return make_kernel([](KernelContext&) {});
+  return std::make_unique<ProjectedFloatKernel>(init, s, probe);
+}
+
 std::unique_ptr<Kernel> make_projected(const KernelInit& init, const AttentionSetup& s, att::Params probe,
                                        const dev::DeviceLimits& limits) {
   const DType t = init.inputs[0].dtype;
+  if (t == DType::Float32) return make_projected_float(init, s, probe, limits);
   if (!init.constants[1] || !init.constants[2]) return init.decline("projection weight and bias must be constant");
   if (s.k > (1 << 16)) return init.decline("x rows wider than 65536");
   if (s.batch * s.seq > kProjectedMaxRows)

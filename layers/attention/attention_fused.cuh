@@ -35,6 +35,7 @@ struct Params {
   const float* sin = nullptr;
   int64_t batch = 0;
   int seq = 0, heads = 0, dim = 0;
+  int ld = 0;  // elements from one row of q, k or v to the next; 0: heads * dim (q | k | v of one product: 3 E)
   float scale = 1.f;
   // The projected form (attention_projected.cuh): q | k | v = x w + bias computed in the kernel.
   const void* x = nullptr;          // [batch, seq, k], T
@@ -98,7 +99,8 @@ inline bool plan_layout(const Params& p, int elem_bytes, int target_threads, siz
   }
   const int64_t all = p.batch * p.heads;
   const int vec = 16 / elem_bytes;
-  l.rows = p.dim % vec == 0 && per_unit * p.heads <= kMaxRowsThreads && p.heads * unit_bytes <= smem_optin;
+  l.rows = p.dim % vec == 0 && p.ld % vec == 0 && per_unit * p.heads <= kMaxRowsThreads &&
+           p.heads * unit_bytes <= smem_optin;
   int units;
   if (l.rows) {
     int elements = target_threads / (per_unit * p.heads);
@@ -238,7 +240,7 @@ __global__ void __launch_bounds__(kRows ? kMaxRowsThreads : 1024, 1)
     attention_kernel(Params p, int team, int dp, int units_per_cta) {
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
-  const int S = p.seq, D = p.dim, H = p.heads, E = H * D;
+  const int S = p.seq, D = p.dim, H = p.heads, E = H * D, ld = p.ld > 0 ? p.ld : E;
   const int64_t units = p.batch * H;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * units_per_cta;
   const int n_units = static_cast<int>(units - first < units_per_cta ? units - first : units_per_cta);
@@ -248,10 +250,10 @@ __global__ void __launch_bounds__(kRows ? kMaxRowsThreads : 1024, 1)
   const float qscale = p.scale * 1.4426950408889634f;
 
   if constexpr (kRows) {
-    // 1. load whole batch elements: the CTA's q, k, v are contiguous; 16-byte vectors never straddle a head.
+    // 1. load whole batch elements: the CTA's rows of q, k, v; 16-byte vectors never straddle a head.
     constexpr int V = 16 / sizeof(T);
     const int SE = S * E;
-    const int64_t origin = first / H * SE;
+    const int64_t origin = first / H * S * ld;
     const T* qg = static_cast<const T*>(p.q) + origin;
     const T* kg = static_cast<const T*>(p.k) + origin;
     const T* vg = static_cast<const T*>(p.v) + origin;
@@ -259,11 +261,11 @@ __global__ void __launch_bounds__(kRows ? kMaxRowsThreads : 1024, 1)
       const int e = iv * V;
       const int bl = e / SE, rem = e - bl * SE;
       const int s = rem / E, c = rem - s * E;
-      const int h = c / D, d = c - h * D;
+      const int h = c / D, d = c - h * D, from = (bl * S + s) * ld + c;
       float q[V], k[V], v[V];
-      load16(qg + e, q);
-      load16(kg + e, k);
-      load16(vg + e, v);
+      load16(qg + from, q);
+      load16(kg + from, k);
+      load16(vg + from, v);
       if (p.cos) {
 #pragma unroll
         for (int m = 0; m < V / 2; ++m) {
@@ -302,7 +304,7 @@ __global__ void __launch_bounds__(kRows ? kMaxRowsThreads : 1024, 1)
       const int d = 2 * pr;
       float q0 = 0.f, q1 = 0.f, k0 = 0.f, k1 = 0.f, v0 = 0.f, v1 = 0.f;
       if (d < D) {
-        const int64_t at = (b * S + s) * E + static_cast<int64_t>(h) * D + d;
+        const int64_t at = (b * S + s) * ld + static_cast<int64_t>(h) * D + d;
         load_pair<T>(p.q, at, q0, q1);
         load_pair<T>(p.k, at, k0, k1);
         load_pair<T>(p.v, at, v0, v1);

@@ -43,7 +43,7 @@ inline bool plan_projected(const Params& p, int elem_bytes, int target_threads, 
   ProjectedLayout l;
   const int e = p.heads * p.dim;
   if (elem_bytes != 2) {
-    *why = "float32 projections (they run as Linear steps)";
+    *why = "float32 (this kernel multiplies in 16 bits; the engine runs float32 projections as one cuBLASLt product)";
     return false;
   }
   if (e % 16 != 0) {
