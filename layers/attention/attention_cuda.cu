@@ -34,6 +34,16 @@ Tensor pad_weight(const Tensor& w, int64_t kp, DType storage) {
   return convert_floats(padded, storage);
 }
 
+// The launch's fields known only at run time: the batch, the output, the RoPE tables (inputs 3 and 4) and the scale.
+att::Params at_run(att::Params p, KernelContext& ctx, bool rope, float scale) {
+  p.batch = ctx.inputs[0].shape[0];
+  p.y = ctx.outputs[0].data;
+  p.cos = rope ? ctx.inputs[3].as<const float>() : nullptr;
+  p.sin = rope ? ctx.inputs[4].as<const float>() : nullptr;
+  p.scale = scale;
+  return p;
+}
+
 // Float32 projections (fp32 and tf32 modes): q | k | v = x W + bias as one cuBLASLt product into the workspace
 // ([rows, 3E], the bias in its epilogue, TF32 in tf32 mode like every product there), then the attention kernel
 // reads q, k and v 3E apart. Against the three Linear products it replaces, x is read once and two launches go.
@@ -54,15 +64,10 @@ class ProjectedFloatKernel : public Kernel {
     m_gemm.run(ctx.inputs[0].as<const float>(), ctx.inputs[1].as<const float>(), nullptr, qkv,
                ctx.inputs[2].as<const float>(), 1.f, 0.f, static_cast<char*>(ctx.workspace) + gemm_offset(),
                ctx.stream);
-    att::Params p = m_probe;
-    p.batch = ctx.inputs[0].shape[0];
+    att::Params p = at_run(m_probe, ctx, m_rope, m_scale);
     p.q = qkv;
     p.k = qkv + p.heads * p.dim;
     p.v = qkv + 2 * p.heads * p.dim;
-    p.y = ctx.outputs[0].data;
-    p.cos = m_rope ? ctx.inputs[3].as<const float>() : nullptr;
-    p.sin = m_rope ? ctx.inputs[4].as<const float>() : nullptr;
-    p.scale = m_scale;
     IE_CUDA_CHECK(att::launch<float>(p, cuda::stream_of(ctx)));
   }
 
@@ -123,15 +128,10 @@ std::unique_ptr<Kernel> make_projected(const KernelInit& init, const AttentionSe
   cuda::dispatch_device<__half, __nv_bfloat16>(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     kernel = make_kernel([s, probe, rope, w, bias](KernelContext& ctx) {
-      att::Params p = probe;
-      p.batch = ctx.inputs[0].shape[0];
+      att::Params p = at_run(probe, ctx, rope, s.scale);
       p.x = ctx.inputs[0].data;
       p.w = w;
       p.bias = bias;
-      p.y = ctx.outputs[0].data;
-      p.cos = rope ? ctx.inputs[3].as<const float>() : nullptr;
-      p.sin = rope ? ctx.inputs[4].as<const float>() : nullptr;
-      p.scale = s.scale;
       IE_CUDA_CHECK(att::launch_projected<T>(p, cuda::stream_of(ctx), att::kProjectedThreads));
     });
   });
@@ -164,15 +164,10 @@ std::unique_ptr<Kernel> make_attention_fused(const KernelInit& init) {
   cuda::dispatch_device<float, __half, __nv_bfloat16>(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     kernel = make_kernel([s, probe, rope](KernelContext& ctx) {
-      att::Params p = probe;
-      p.batch = ctx.inputs[0].shape[0];
+      att::Params p = at_run(probe, ctx, rope, s.scale);
       p.q = ctx.inputs[0].data;
       p.k = ctx.inputs[1].data;
       p.v = ctx.inputs[2].data;
-      p.y = ctx.outputs[0].data;
-      p.cos = rope ? ctx.inputs[3].as<const float>() : nullptr;
-      p.sin = rope ? ctx.inputs[4].as<const float>() : nullptr;
-      p.scale = s.scale;
       IE_CUDA_CHECK(att::launch<T>(p, cuda::stream_of(ctx)));
     });
   });
