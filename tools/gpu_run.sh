@@ -11,12 +11,16 @@
 #     flight; on a machine with two GPUs also devices 0 against 0,1, the pipeline tests and the host links' ceiling
 #     python: the DLPack GPU test, when BUILD_DIR has the Python package built for the GPU machine's PyTorch
 #     interpreter (see the README's Python section) and PYTEST_PATH names a folder with pytest for it
+#   BENCH_MODELS="convnet": the bench stage (tables and per-op profiles) for these models only (default both)
+#   LABS, LAB_BIN: passed to tests/kernels/run_labs.sh (a subset of the labs; binaries built beforehand)
 set -uo pipefail
 out=${1:?usage: gpu_run.sh OUT_DIR [BUILD_DIR] [STAGES]}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${2:-$root/.device/build}
 stages=${3:-all}
 want() { [[ $stages == all || ,$stages, == *,$1,* ]]; }
+bench_models=${BENCH_MODELS:-convnet ssa}
+benched() { [[ " $bench_models " == *" $1 "* ]]; }
 mkdir -p "$out/logs"
 cd "$root"
 cudnn=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
@@ -46,7 +50,7 @@ say "memcheck exit $rc: $(grep -E 'ERROR SUMMARY' "$out/logs/gpu_tests_memcheck.
 stage "fused kernels' GPU tests under compute-sanitizer racecheck, synccheck and initcheck"
 for tool in racecheck synccheck initcheck; do
   compute-sanitizer --tool $tool --error-exitcode 9 "$build/bin/gpu_tests" --no-version \
-    -tc='cuda FusedConv (fused set) matches*,cuda FusedConv keeps NaN*,cuda FusedConv declines*,cuda FusedConv: every shared-rows*,cuda LayerNorm*,cuda LayerNormalization*,cuda Linear*,cuda Attention*,GPU: the SSA runs as one sample-resident*,GPU: classifier heads run as one sample-resident*' > "$out/logs/gpu_tests_$tool.log" 2>&1; rc=$?
+    -tc='cuda FusedConv (fused set) matches*,cuda NormLinear*,cuda FusedConv keeps NaN*,cuda FusedConv declines*,cuda FusedConv: every shared-rows*,cuda LayerNorm*,cuda LayerNormalization*,cuda Linear*,cuda Attention*,GPU: the SSA runs as one sample-resident*,GPU: classifier heads run as one sample-resident*' > "$out/logs/gpu_tests_$tool.log" 2>&1; rc=$?
   say "$tool exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/logs/gpu_tests_$tool.log" | tail -1)"
 done
 fi
@@ -61,7 +65,7 @@ fi
 if want labs && [[ -x tests/kernels/run_labs.sh ]]; then
   stage "kernel labs"
   bash tests/kernels/run_labs.sh "$out/labs" > "$out/logs/labs.log" 2>&1
-  say "labs exit $?"; grep -E "PASS|FAIL|TFLOP" "$out/logs/labs.log" | tail -40 | tee -a "$summary"
+  say "labs exit $?"; grep -E "PASS|FAIL|TFLOP|^== .* ran [0-9]+ s" "$out/logs/labs.log" | tail -60 | tee -a "$summary"
 fi
 
 if want nodes; then
@@ -96,11 +100,13 @@ for m in convnet ssa; do
       > "$out/logs/compare_${m}_$form.log" 2>&1
     say "compare $m $form exit $?: $(grep -E 'PASS|FAIL' "$out/logs/compare_${m}_$form.log" | head -3 | tr '\n' ' ')"
   done
-  # The fused path in every mode against the CPU's fp32, with each mode's default tolerance.
-  for p in fp32 tf32 fp16 bf16; do
-    "$build/bin/compare" --config configs/$m.yaml --a cpu --b cuda --precision $p --batch 64 --seed 7 \
-      > "$out/logs/compare_${m}_cuda_$p.log" 2>&1
-    say "compare $m cpu vs cuda $p exit $?: $(grep -E '^(PASS|FAIL)' "$out/logs/compare_${m}_cuda_$p.log" | head -1)"
+  # The fused path in every mode and both export forms against the CPU's fp32, with each mode's default tolerance.
+  for form in legacy dynamo; do
+    for p in fp32 tf32 fp16 bf16; do
+      "$build/bin/compare" --config configs/$m.yaml --form $form --a cpu --b cuda --precision $p --batch 64 --seed 7 \
+        > "$out/logs/compare_${m}_${form}_cuda_$p.log" 2>&1
+      say "compare $m $form cpu vs cuda $p exit $?: $(grep -E '^(PASS|FAIL)' "$out/logs/compare_${m}_${form}_cuda_$p.log" | head -1)"
+    done
   done
 done
 fi
@@ -110,7 +116,7 @@ if want bench && [[ -x $build/bin/bench ]]; then
   # cuda (the fused path) against cuda-reference where both implement the mode; fp16/bf16 on cuda alone.
   batches_convnet=${BENCH_BATCHES_CONVNET:-1,1000,10000,50000}
   batches_ssa=${BENCH_BATCHES_SSA:-1,512,65536}
-  for m in convnet ssa; do
+  for m in $bench_models; do
     batches=batches_$m
     for p in fp32 tf32 fp16 bf16; do
       paths=cuda-reference,cuda
@@ -126,6 +132,7 @@ if want bench && [[ -x $build/bin/bench ]]; then
               "convnet 10000 cuda bf16" "ssa 512 cuda-reference fp32" "ssa 512 cuda bf16" \
               "ssa 65536 cuda-reference fp32" "ssa 65536 cuda fp32" "ssa 65536 cuda bf16"; do
     set -- $spec
+    benched $1 || continue
     "$build/bin/bench" --config configs/$1.yaml --paths $3 --precision $4 --batches $2 --profile \
       --json "$out/logs/profile_$1_$2_$3_$4.json" > "$out/logs/profile_$1_$2_$3_$4.txt" 2>&1
     say "profile $spec exit $?"

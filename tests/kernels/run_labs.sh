@@ -2,6 +2,10 @@
 # Builds every tests/kernels/*_lab.cu (in parallel) and runs each in turn, writing <lab>.build.log (with the ptxas
 # register/spill report), <lab>.log and <lab>.csv into OUT_DIR. Binaries go to build/labs/, not OUT_DIR.
 # Usage, from the repository root:  tests/kernels/run_labs.sh OUT_DIR [arguments for every lab, e.g. --check-only]
+#   LABS="fused_conv_lab resize_lab": only these labs (default: every one)
+#   LAB_BIN=DIR: run the binaries already built in DIR (same flags; e.g. built elsewhere, where nvcc's minutes do not
+#     count against a GPU's time) instead of building them, with DIR/NAME.build.log as the ptxas report where it is
+#     there; a lab missing in DIR is an error
 # Exit status: non-zero if any lab failed to build or run (a lab exits non-zero on a failed check).
 set -u
 if [ $# -lt 1 ]; then
@@ -12,18 +16,32 @@ out=$1
 shift
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 flags=(-O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I.)
-bin=build/labs
+bin=${LAB_BIN:-build/labs}
 mkdir -p "$out" "$bin"
 
-labs=(tests/kernels/*_lab.cu)
-if [ ! -e "${labs[0]}" ]; then
-  echo "no tests/kernels/*_lab.cu here: run from the repository root" >&2
-  exit 2
+if [ -n "${LABS:-}" ]; then
+  labs=()
+  for name in $LABS; do labs+=("tests/kernels/$name.cu"); done
+else
+  labs=(tests/kernels/*_lab.cu)
 fi
+for src in "${labs[@]}"; do
+  if [ ! -e "$src" ]; then
+    echo "no lab $src: run from the repository root, with names of tests/kernels/*_lab.cu in LABS" >&2
+    exit 2
+  fi
+done
 
 declare -A pids
 for src in "${labs[@]}"; do
   name=$(basename "$src" .cu)
+  if [ -n "${LAB_BIN:-}" ]; then
+    # Its build's ptxas report, where it was kept beside it as NAME.build.log, stands for this run's.
+    if [ ! -x "$bin/$name" ]; then echo "no executable $bin/$name (LAB_BIN)" >"$out/$name.build.log"
+    elif [ -f "$bin/$name.build.log" ]; then cp "$bin/$name.build.log" "$out/$name.build.log"
+    else echo "prebuilt: $bin/$name" >"$out/$name.build.log"; fi
+    continue
+  fi
   # A lab that also needs host sources of the engine names them in a "// lab-sources: a.cpp b.cpp" line.
   extra=$(sed -n 's|^// lab-sources: ||p' "$src")
   "$nvcc" "${flags[@]}" "$src" $extra -o "$bin/$name" >"$out/$name.build.log" 2>&1 &
@@ -33,7 +51,9 @@ done
 status=0
 for src in "${labs[@]}"; do
   name=$(basename "$src" .cu)
-  if ! wait "${pids[$name]}"; then
+  built=0
+  if [ -n "${LAB_BIN:-}" ]; then [ -x "$bin/$name" ] && built=1; else wait "${pids[$name]}" && built=1; fi
+  if [ $built -eq 0 ]; then
     echo "BUILD FAILED: $name (see $out/$name.build.log)"
     tail -n 20 "$out/$name.build.log"
     status=1
@@ -41,8 +61,10 @@ for src in "${labs[@]}"; do
   fi
   grep -q "spill stores" "$out/$name.build.log" && grep "spill" "$out/$name.build.log" | grep -v " 0 bytes spill stores, 0 bytes spill loads" | sed "s/^/$name: SPILLS: /"
   echo "== $name $*"
+  started=$(date +%s)
   "$bin/$name" --csv "$out/$name.csv" "$@" 2>&1 | tee "$out/$name.log"
   rc=${PIPESTATUS[0]}
+  echo "== $name ran $(( $(date +%s) - started )) s"
   if [ "$rc" -ne 0 ]; then
     echo "FAILED: $name exited with $rc"
     status=1
