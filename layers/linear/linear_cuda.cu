@@ -3,10 +3,8 @@
 // running in float32 between Casts on the reference set; in strict fp32 the FFMA kernel of linear_ffma.cuh with the
 // same epilogue (cuBLASLt runs an activation as a second pass). tf32 products decline to the reference set's
 // cuBLASLt; so do a W or bias that is not constant, a K whose W block does not fit in shared memory (16-bit), and
-// K or N not a multiple of 4 (fp32). ie.NormLinear (a LayerNorm feeding the product) runs on the FFMA kernel alone,
-// which normalizes A's rows as it stages them.
+// K or N not a multiple of 4 (fp32).
 #include <cstdlib>
-#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -51,17 +49,7 @@ const float* prepared_bias(const KernelInit& init) {
 // FFMA kernel for every shape it supports (tests, comparisons), =cublas for none.
 constexpr int64_t kFfmaMinRows = 32768;
 
-// ie.NormLinear's LayerNorm, as the FFMA kernel applies it to A (device pointers of K floats).
-struct RowNorm {
-  const float* scale = nullptr;
-  const float* bias = nullptr;
-  float eps = 0.f;
-  dev::Act act = dev::Act::None;
-};
-
-// `make_norm` (ie.NormLinear) uploads the LayerNorm's constants once the kernel is sure to run.
-std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSetup& s,
-                                         const std::function<RowNorm()>& make_norm = nullptr) {
+std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSetup& s) {
   const char* env = std::getenv("IE_LINEAR_FP32");
   const std::string choice = env ? env : "";
   if (choice == "cublas") return init.decline("IE_LINEAR_FP32=cublas chooses cuBLASLt");
@@ -74,7 +62,6 @@ std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSet
         "Sigmoid products)");
   if (choice != "ffma" && s.rows < kFfmaMinRows)
     return init.decline("fp32: ", s.rows, " rows: cuBLASLt was faster below ", kFfmaMinRows, " rows");
-  const RowNorm norm = make_norm ? make_norm() : RowNorm{};
   const int k = static_cast<int>(s.k), n = static_cast<int>(s.n);
   const int kp = lin::ffma::padded_k(k), np = lin::ffma::padded_n(n);
   const auto* w = static_cast<const float*>(init.prepared(
@@ -82,7 +69,7 @@ std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSet
   const float* bias = prepared_bias(init);
   const dev::Act act = cuda::device_activation(s.activation);
   const std::string node = init.node.label();
-  return make_kernel([s, k, n, kp, np, w, bias, act, norm, node](KernelContext& ctx) {
+  return make_kernel([s, k, n, kp, np, w, bias, act, node](KernelContext& ctx) {
     lin::ffma::Params p;
     p.a = static_cast<const float*>(ctx.inputs[0].data);
     p.w = w;
@@ -92,7 +79,6 @@ std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSet
     p.rows = s.rows;
     p.k = k, p.n = n, p.kp = kp, p.np = np;
     p.act = act;
-    p.norm_scale = norm.scale, p.norm_bias = norm.bias, p.norm_eps = norm.eps, p.norm_act = norm.act;
     if (!lin::ffma::aligned(p))  // the arena aligns every tensor to 256 bytes
       throw std::runtime_error(node + ": the fp32 Linear kernel's tensors are not 16-byte aligned");
     IE_CUDA_CHECK(lin::ffma::launch(p, cuda::stream_of(ctx)));
@@ -147,38 +133,8 @@ std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
   return kernel;
 }
 
-std::unique_ptr<Kernel> make_norm_linear(const KernelInit& init) {
-  if (init.inputs[0].dtype != DType::Float32 || init.precision != Precision::fp32)
-    return init.decline("the LayerNorm is staged by the strict-fp32 FFMA kernel only (", precision_name(init.precision),
-                        ", ", dtype_name(init.inputs[0].dtype), ")");
-  for (size_t i : {1, 2, 4, 5})
-    if (init.has_input(i) && !init.constants[i]) return init.decline("W, the biases and the scale must be constant");
-  const LinearSetup s = resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape,
-                                       init.has_input(2) ? &init.inputs[2].shape : nullptr,
-                                       init.has_input(3) ? &init.inputs[3].shape : nullptr);
-  if (s.residual && init.inputs[3].dtype != DType::Float32) return init.decline("residual of another type than A");
-  if (s.k > (1 << 20) || s.n > (1 << 20)) return init.decline("K or N beyond 2^20");
-  const Activation norm_act = parse_activation(init.node.attrs.get_string("norm_activation", ""), init.node.label());
-  return make_linear_ffma(init, s, [&] {
-    auto device_floats = [&](size_t i, const char* key) -> const float* {
-      if (!init.has_input(i)) return nullptr;
-      return static_cast<const float*>(
-          init.prepared(key, [&] { return convert_floats(*init.constants[i], DType::Float32); }));
-    };
-    RowNorm norm;
-    norm.scale = device_floats(4, "norm_scale/float32");
-    norm.bias = device_floats(5, "norm_bias/float32");
-    norm.eps = init.node.attrs.get_float("epsilon", 1e-5f);
-    norm.act = cuda::device_activation(norm_act);
-    return norm;
-  });
-}
-
 }  // namespace
 
-IE_REGISTER_OPS(linear_fused) {
-  OpRegistry::get().add_kernel("ie", "Linear", kernel_set::kCuda, make_linear_fused);
-  OpRegistry::get().add_kernel("ie", "NormLinear", kernel_set::kCuda, make_norm_linear);
-}
+IE_REGISTER_OPS(linear_fused) { OpRegistry::get().add_kernel("ie", "Linear", kernel_set::kCuda, make_linear_fused); }
 
 }  // namespace ie

@@ -11,11 +11,6 @@
 // ahead into registers (16-byte rows) and stored transposed ([k][row], so a thread's 4 rows are one 16-byte load),
 // W's 16 x 64 block by cp.async, both double-buffered. Needs K and N multiples of 4 and 16-byte aligned A, residual
 // and Y (the planner declines other shapes to the reference set).
-//
-// ie.NormLinear (norm_scale set): A's rows are layer-normalized over K first, with an optional activation, as A is
-// staged, so the normalized rows never go through memory. A prologue reads the CTA's 128 rows (two threads a row)
-// for the mean and then the squared deviations from it (two passes, as the LayerNorm kernels: no cancellation
-// when |mean| >> stddev; the second pass hits L1), and keeps (mean, 1 / sqrt(var + eps)) per row in shared memory.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -37,11 +32,6 @@ struct Params {
   int64_t rows = 0;
   int k = 0, n = 0, kp = 0, np = 0;
   dev::Act act = dev::Act::None;
-  // ie.NormLinear: A's rows layer-normalized first, act_norm((a - mean) / sqrt(var + eps) * scale + bias).
-  const float* norm_scale = nullptr;  // k, or null: A as it is
-  const float* norm_bias = nullptr;   // k, or null
-  float norm_eps = 0.f;
-  dev::Act norm_act = dev::Act::None;
 };
 
 constexpr int kBM = 128, kBN = 64, kBK = 16, kThreads = 256;
@@ -50,97 +40,21 @@ constexpr int kLdA = kBM + 4;  // As[k][row]: a thread's 4 rows 16-byte aligned
 inline int padded_k(int k) { return (k + kBK - 1) / kBK * kBK; }
 inline int padded_n(int n) { return (n + kBN - 1) / kBN * kBN; }
 
-// The mean and 1 / sqrt(var + eps) of each of the CTA's kBM rows of A into `stats`, two threads a row (lanes 2i
-// and 2i + 1, float4s alternating). Rows of up to kHeldK values are loaded once, every load in flight at once, and
-// both passes run over registers; longer rows are read twice (the second pass from L1). Rows past the end get
-// (0, 0).
-constexpr int kHeldK = 64;
-
-__device__ __forceinline__ void row_stats(const Params& p, int64_t row0, float2* stats) {
-  const int tid = threadIdx.x, half = tid & 1;
-  const int64_t r = row0 + (tid >> 1);
-  const bool live = r < p.rows;
-  const float4* x = reinterpret_cast<const float4*>(p.a + (live ? r : 0) * p.k);
-  const int nv = p.k / 4;
-  const float inv_n = 1.f / static_cast<float>(p.k);
-  float sum = 0.f, sq = 0.f, mean = 0.f;
-  if (p.k <= kHeldK) {
-    constexpr int kV = kHeldK / 8;  // float4s a thread holds
-    float4 v[kV];
-#pragma unroll
-    for (int j = 0; j < kV; ++j) {
-      const int i = 2 * j + half;
-      v[j] = live && i < nv ? __ldg(x + i) : make_float4(0.f, 0.f, 0.f, 0.f);
-    }
-#pragma unroll
-    for (int j = 0; j < kV; ++j) sum += (v[j].x + v[j].y) + (v[j].z + v[j].w);
-    mean = (sum + __shfl_xor_sync(0xffffffffu, sum, 1)) * inv_n;
-#pragma unroll
-    for (int j = 0; j < kV; ++j) {
-      if (2 * j + half >= nv) break;
-      const float d0 = v[j].x - mean, d1 = v[j].y - mean, d2 = v[j].z - mean, d3 = v[j].w - mean;
-      sq += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);
-    }
-  } else {
-    if (live)
-      for (int i = half; i < nv; i += 2) {
-        const float4 v = __ldg(x + i);
-        sum += (v.x + v.y) + (v.z + v.w);
-      }
-    mean = (sum + __shfl_xor_sync(0xffffffffu, sum, 1)) * inv_n;
-    if (live)
-      for (int i = half; i < nv; i += 2) {
-        const float4 v = __ldg(x + i);
-        const float d0 = v.x - mean, d1 = v.y - mean, d2 = v.z - mean, d3 = v.w - mean;
-        sq += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);
-      }
-  }
-  sq += __shfl_xor_sync(0xffffffffu, sq, 1);
-  if (half == 0) stats[tid >> 1] = live ? make_float2(mean, rsqrtf(sq * inv_n + p.norm_eps)) : make_float2(0.f, 0.f);
-}
-
-// kMinBlocks: CTAs per SM the registers are capped for (3: 80 registers; the plain product needs 79).
-template <bool kNorm, int kMinBlocks>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) linear_ffma_kernel(const Params p) {
+__global__ void __launch_bounds__(kThreads) linear_ffma_kernel(const Params p) {
   __shared__ __align__(16) float as[2][kBK][kLdA];
   __shared__ __align__(16) float ws[2][kBK][kBN];
-  __shared__ float2 stats[kNorm ? kBM : 1];
   const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * kBM;
   const int col0 = blockIdx.y * kBN;
   // A's block: 128 rows x 4 float4 along k; this thread's two float4 (rows ar and ar + 64, k offset ak).
   const int ar = tid >> 2, ak = (tid & 3) * 4;
-  float2 st[2] = {};  // ie.NormLinear: the thread's two rows' (mean, 1 / sqrt(var + eps))
-  float4 gk = make_float4(0.f, 0.f, 0.f, 0.f), bk = gk;  // and its 4 k's scale and bias, loaded with A
   auto load_a = [&](int k0, float4(&v)[2]) {
-    if constexpr (kNorm) {
-      const int k = k0 + ak;
-      if (k < p.k) {
-        gk = __ldg(reinterpret_cast<const float4*>(p.norm_scale + k));
-        if (p.norm_bias) bk = __ldg(reinterpret_cast<const float4*>(p.norm_bias + k));
-      }
-    }
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const int64_t r = row0 + ar + 64 * i;
       const int k = k0 + ak;
       v[i] = r < p.rows && k < p.k ? __ldg(reinterpret_cast<const float4*>(p.a + r * p.k + k))
                                    : make_float4(0.f, 0.f, 0.f, 0.f);  // K % 4 == 0: a float4 is all in or out
-    }
-  };
-  // As the LayerNorm kernels: act(fma((x - mean) * inv, scale, bias)); k past K (padding) stays zero, and so do
-  // rows past the end (their stats are (0, 0), scale times 0 plus bias would not be).
-  auto normalize = [&](int k0, float4(&v)[2]) {
-    if (k0 + ak >= p.k) return;
-    const float4 g = gk, b = bk;
-#pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      if (row0 + ar + 64 * i >= p.rows) continue;
-      const float m = st[i].x, inv = st[i].y;
-      v[i].x = dev::activate(p.norm_act, fmaf((v[i].x - m) * inv, g.x, b.x));
-      v[i].y = dev::activate(p.norm_act, fmaf((v[i].y - m) * inv, g.y, b.y));
-      v[i].z = dev::activate(p.norm_act, fmaf((v[i].z - m) * inv, g.z, b.z));
-      v[i].w = dev::activate(p.norm_act, fmaf((v[i].w - m) * inv, g.w, b.w));
     }
   };
   auto store_a = [&](int buf, const float4(&v)[2]) {
@@ -164,14 +78,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) linear_ffma_kernel(const
 #pragma unroll
     for (int c = 0; c < 4; ++c) acc[r][c] = 0.f;
   float4 next[2];
-  load_a(0, next);  // the first k-step's loads in flight during the statistics
+  load_a(0, next);
   load_w(0, 0);
-  if constexpr (kNorm) {
-    row_stats(p, row0, stats);
-    __syncthreads();
-    st[0] = stats[ar], st[1] = stats[ar + 64];
-    normalize(0, next);
-  }
   store_a(0, next);
   const int steps = p.kp / kBK;
   for (int s = 0; s < steps; ++s) {
@@ -195,10 +103,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) linear_ffma_kernel(const
 #pragma unroll
         for (int c = 0; c < 4; ++c) acc[r][c] = fmaf(av[r], bv[c], acc[r][c]);
     }
-    if (s + 1 < steps) {  // the other buffer: its last readers passed this step's barrier
-      if constexpr (kNorm) normalize((s + 1) * kBK, next);
-      store_a(buf ^ 1, next);
-    }
+    if (s + 1 < steps) store_a(buf ^ 1, next);  // the other buffer: its last readers passed this step's barrier
     __syncthreads();
   }
   const int col = col0 + tx * 4;
@@ -228,21 +133,14 @@ inline bool supports(int64_t k, int64_t n) { return k % 4 == 0 && n % 4 == 0 && 
 /// True when the pointers it reads and writes with 16-byte accesses are aligned.
 inline bool aligned(const Params& p) {
   auto ok = [](const void* q) { return reinterpret_cast<uintptr_t>(q) % 16 == 0; };
-  return ok(p.a) && ok(p.y) && (!p.residual || ok(p.residual)) && (!p.norm_scale || ok(p.norm_scale)) &&
-         (!p.norm_bias || ok(p.norm_bias));
+  return ok(p.a) && ok(p.y) && (!p.residual || ok(p.residual));
 }
 
-/// Launches the product on `s`: no allocation, no synchronization. `norm_blocks` (ie.NormLinear; the lab's A/B):
-/// 3 caps the registers for 3 CTAs per SM (spilling a few bytes), 2 lets them be.
-inline cudaError_t launch(const Params& p, cudaStream_t s, int norm_blocks = 2) {
+/// Launches the product on `s`: no allocation, no synchronization.
+inline cudaError_t launch(const Params& p, cudaStream_t s) {
   if (p.rows <= 0 || p.n <= 0) return cudaSuccess;
   const dim3 grid(static_cast<unsigned>((p.rows + kBM - 1) / kBM), static_cast<unsigned>(p.np / kBN));
-  if (!p.norm_scale)
-    linear_ffma_kernel<false, 3><<<grid, kThreads, 0, s>>>(p);
-  else if (norm_blocks == 3)
-    linear_ffma_kernel<true, 3><<<grid, kThreads, 0, s>>>(p);
-  else
-    linear_ffma_kernel<true, 2><<<grid, kThreads, 0, s>>>(p);
+  linear_ffma_kernel<<<grid, kThreads, 0, s>>>(p);
   return cudaGetLastError();
 }
 
