@@ -6,6 +6,7 @@
 #   LAB_BIN=DIR: run the binaries already built in DIR (same flags; e.g. built elsewhere, where nvcc's minutes do not
 #     count against a GPU's time) instead of building them, with DIR/NAME.build.log as the ptxas report where it is
 #     there; a lab missing in DIR is an error
+#   LAB_BUILD_ONLY=1: build the labs (into build/labs, each with its ptxas report beside it) and stop
 # Exit status: non-zero if any lab failed to build or run (a lab exits non-zero on a failed check).
 set -u
 if [ $# -lt 1 ]; then
@@ -49,6 +50,14 @@ for src in "${labs[@]}"; do
 done
 
 status=0
+if [ -n "${LAB_BUILD_ONLY:-}" ]; then
+  for src in "${labs[@]}"; do
+    name=$(basename "$src" .cu)
+    if wait "${pids[$name]}"; then cp "$out/$name.build.log" "$bin/$name.build.log"
+    else echo "BUILD FAILED: $name (see $out/$name.build.log)"; status=1; fi
+  done
+  exit $status
+fi
 for src in "${labs[@]}"; do
   name=$(basename "$src" .cu)
   built=0
