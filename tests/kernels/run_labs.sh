@@ -50,6 +50,8 @@ for src in "${labs[@]}"; do
 done
 
 status=0
+linebuf=
+command -v stdbuf >/dev/null && linebuf="stdbuf -oL"
 if [ -n "${LAB_BUILD_ONLY:-}" ]; then
   for src in "${labs[@]}"; do
     name=$(basename "$src" .cu)
@@ -71,7 +73,8 @@ for src in "${labs[@]}"; do
   grep -q "spill stores" "$out/$name.build.log" && grep "spill" "$out/$name.build.log" | grep -v " 0 bytes spill stores, 0 bytes spill loads" | sed "s/^/$name: SPILLS: /"
   echo "== $name $*"
   started=$(date +%s)
-  "$bin/$name" --csv "$out/$name.csv" "$@" 2>&1 | tee "$out/$name.log"
+  # Line-buffered: a lab cut by a time limit keeps what it printed (through the pipe stdio buffers whole blocks).
+  $linebuf "$bin/$name" --csv "$out/$name.csv" "$@" 2>&1 | tee "$out/$name.log"
   rc=${PIPESTATUS[0]}
   echo "== $name ran $(( $(date +%s) - started )) s"
   if [ "$rc" -ne 0 ]; then
