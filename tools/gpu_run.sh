@@ -13,7 +13,8 @@
 #     python: the DLPack GPU test, when BUILD_DIR has the Python package built for the GPU machine's PyTorch
 #     interpreter (see the README's Python section) and PYTEST_PATH names a folder with pytest for it
 #   BENCH_MODELS="convnet": the bench stage (tables and per-op profiles) for these models only (default both)
-#   LABS, LAB_BIN: passed to tests/kernels/run_labs.sh (a subset of the labs; binaries built beforehand)
+#   LABS, LAB_BIN, LAB_TIMEOUT: passed to tests/kernels/run_labs.sh (a subset of the labs; binaries built beforehand;
+#     a time limit per lab)
 #   LAB_ARGS: arguments for every lab (e.g. --no-validate: the timing tables alone, when a call's time is short)
 set -uo pipefail
 out=${1:?usage: gpu_run.sh OUT_DIR [BUILD_DIR] [STAGES]}
@@ -214,7 +215,7 @@ if want labs && [[ -x tests/kernels/run_labs.sh ]]; then
     say "labs built: exit $?"; grep "BUILD FAILED" "$out/logs/labs_build.log" | tee -a "$summary"
   fi
   LAB_BIN=${LAB_BIN:-build/labs} bash tests/kernels/run_labs.sh "$out/labs" ${LAB_ARGS:-} > "$out/logs/labs.log" 2>&1
-  say "labs exit $?"; grep -E "PASS|FAIL|TFLOP|^== .* ran [0-9]+ s" "$out/logs/labs.log" | tail -60 | tee -a "$summary"
+  say "labs exit $?"; grep -E "PASS|FAIL|TFLOP|TIMED OUT|^== .* ran [0-9]+ s" "$out/logs/labs.log" | tail -60 | tee -a "$summary"
 fi
 
 # Plots are drawn where gnuplot is (here or later, elsewhere): bench --replot bench_M.json torch_M.json --plot M.svg

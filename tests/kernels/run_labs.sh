@@ -7,6 +7,7 @@
 #     count against a GPU's time) instead of building them, with DIR/NAME.build.log as the ptxas report where it is
 #     there; a lab missing in DIR is an error
 #   LAB_BUILD_ONLY=1: build the labs (into build/labs, each with its ptxas report beside it) and stop
+#   LAB_TIMEOUT=SECONDS: stop a lab that runs longer (it counts as failed), so one stuck lab leaves the others time
 # Exit status: non-zero if any lab failed to build or run (a lab exits non-zero on a failed check).
 set -u
 if [ $# -lt 1 ]; then
@@ -52,6 +53,8 @@ done
 status=0
 linebuf=
 command -v stdbuf >/dev/null && linebuf="stdbuf -oL"
+limit=
+[ -n "${LAB_TIMEOUT:-}" ] && limit="timeout ${LAB_TIMEOUT}"
 if [ -n "${LAB_BUILD_ONLY:-}" ]; then
   for src in "${labs[@]}"; do
     name=$(basename "$src" .cu)
@@ -74,8 +77,9 @@ for src in "${labs[@]}"; do
   echo "== $name $*"
   started=$(date +%s)
   # Line-buffered: a lab cut by a time limit keeps what it printed (through the pipe stdio buffers whole blocks).
-  $linebuf "$bin/$name" --csv "$out/$name.csv" "$@" 2>&1 | tee "$out/$name.log"
+  $limit $linebuf "$bin/$name" --csv "$out/$name.csv" "$@" 2>&1 | tee "$out/$name.log"
   rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 124 ] && echo "TIMED OUT: $name ran past LAB_TIMEOUT=${LAB_TIMEOUT} s"
   echo "== $name ran $(( $(date +%s) - started )) s"
   if [ "$rc" -ne 0 ]; then
     echo "FAILED: $name exited with $rc"
