@@ -165,9 +165,9 @@ void print_diff(const std::string& name, const ie::cli::DiffStats& d) {
   std::cout << "  (atol " << d.tolerance.atol << ", rtol " << d.tolerance.rtol << ")\n"
             << "    max abs " << fmt(d.max_abs) << " at " << ie::shape_to_string(d.max_abs_position) << " (flat "
             << d.max_abs_index << "), mean abs " << fmt(d.mean_abs) << ", p99 abs " << fmt(d.p99_abs) << "\n"
-            << "    max rel " << fmt(d.max_rel) << ", cosine " << std::setprecision(9) << std::fixed << d.cosine
-            << std::defaultfloat << ", out of tolerance " << std::setprecision(4) << d.fail_percent << "% of "
-            << d.count << "\n"
+            << "    max rel " << fmt(d.max_rel) << ", rel L2 " << fmt(d.rel_l2)  // the precision modes' gates
+            << ", cosine " << std::setprecision(9) << std::fixed << d.cosine << std::defaultfloat
+            << ", out of tolerance " << std::setprecision(4) << d.fail_percent << "% of " << d.count << "\n"
             << "    smallest passing atol (rtol " << d.tolerance.rtol << ") " << fmt(d.min_atol)
             << ", smallest passing rtol (atol " << d.tolerance.atol << ") " << fmt(d.min_rtol) << "\n";
   if (d.non_finite_mismatches) std::cout << "    " << d.non_finite_mismatches << " NaN/Inf mismatches\n";
