@@ -72,7 +72,6 @@ if want python && [[ -d $build/python/inferengine ]]; then
   say "test_dlpack_gpu exit $?: $(tail -1 "$out/logs/python_dlpack_gpu.log")"
 fi
 
-
 if want nodes; then
 stage "ONNX node tests on cuda-reference"
 nodes=/usr/share/libonnx-testdata/data/node

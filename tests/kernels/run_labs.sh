@@ -55,14 +55,6 @@ linebuf=
 command -v stdbuf >/dev/null && linebuf="stdbuf -oL"
 limit=
 [ -n "${LAB_TIMEOUT:-}" ] && limit="timeout ${LAB_TIMEOUT}"
-if [ -n "${LAB_BUILD_ONLY:-}" ]; then
-  for src in "${labs[@]}"; do
-    name=$(basename "$src" .cu)
-    if wait "${pids[$name]}"; then cp "$out/$name.build.log" "$bin/$name.build.log"
-    else echo "BUILD FAILED: $name (see $out/$name.build.log)"; status=1; fi
-  done
-  exit $status
-fi
 for src in "${labs[@]}"; do
   name=$(basename "$src" .cu)
   built=0
@@ -71,6 +63,10 @@ for src in "${labs[@]}"; do
     echo "BUILD FAILED: $name (see $out/$name.build.log)"
     tail -n 20 "$out/$name.build.log"
     status=1
+    continue
+  fi
+  if [ -n "${LAB_BUILD_ONLY:-}" ]; then  # the report travels with the binary (LAB_BIN copies it back)
+    cp "$out/$name.build.log" "$bin/$name.build.log"
     continue
   fi
   grep -q "spill stores" "$out/$name.build.log" && grep "spill" "$out/$name.build.log" | grep -v " 0 bytes spill stores, 0 bytes spill loads" | sed "s/^/$name: SPILLS: /"
