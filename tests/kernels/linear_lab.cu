@@ -137,6 +137,19 @@ std::unique_ptr<DeviceBuf> upload(const std::vector<T>& v) {
   return b;
 }
 
+// kBuffers timing inputs of `count` values each (smooth, distinct per buffer), rotated so caches do not flatter.
+constexpr int kBuffers = 3;
+template <class T>
+std::vector<std::unique_ptr<DeviceBuf>> timing_inputs(size_t count) {
+  std::vector<std::unique_ptr<DeviceBuf>> as;
+  std::vector<T> host(count);
+  for (int b = 0; b < kBuffers; ++b) {
+    for (size_t i = 0; i < host.size(); ++i) host[i] = to_t<T>(std::sin(0.001f * i + b));
+    as.push_back(upload(host));
+  }
+  return as;
+}
+
 // Inputs rounded to T; the reference sees the rounded values, so the error is the kernel's (float accumulation
 // order, the output's rounding): tolerance one rounding of Y plus K * 2^-24 relative accumulation error.
 template <class T>
@@ -315,13 +328,7 @@ void time_shapes(const std::string& filter, FILE* csv) {
       const std::string name = std::string(type_name<T>()) + " batch " + std::to_string(batch) + " " + pr.name;
       if (!filter.empty() && name.find(filter) == std::string::npos) continue;
       const int64_t rows = static_cast<int64_t>(batch) * pr.per_sample;
-      constexpr int kBuffers = 3;
-      std::vector<std::unique_ptr<DeviceBuf>> as;
-      std::vector<T> host(rows * pr.k);
-      for (int b = 0; b < kBuffers; ++b) {
-        for (size_t i = 0; i < host.size(); ++i) host[i] = to_t<T>(std::sin(0.001f * i + b));
-        as.push_back(upload(host));
-      }
+      const auto as = timing_inputs<T>(rows * pr.k);
       std::vector<float> w(static_cast<size_t>(pr.k) * pr.n, 0.01f), bias(pr.n, 0.1f);
       auto dw = upload(pack<T>(w, pr.k, pr.n));
       auto db = upload(bias);
@@ -371,13 +378,7 @@ void time_norm_epilogue(const std::string& filter, FILE* csv) {
       const std::string name =
           std::string("f32 batch 65536 ") + pr.name + (fused ? " epilogue" : " product, then LN kernel");
       if (!filter.empty() && name.find(filter) == std::string::npos) continue;
-      constexpr int kBuffers = 3;
-      std::vector<std::unique_ptr<DeviceBuf>> as;
-      std::vector<float> host(rows * pr.k);
-      for (int b = 0; b < kBuffers; ++b) {
-        for (size_t i = 0; i < host.size(); ++i) host[i] = std::sin(0.001f * i + b);
-        as.push_back(upload(host));
-      }
+      const auto as = timing_inputs<float>(rows * pr.k);
       std::vector<float> w(static_cast<size_t>(pr.k) * pr.n, 0.01f), bias(pr.n, 0.1f), g(pr.n, 1.1f), beta(pr.n, 0.1f);
       std::vector<float> res(rows * pr.n);
       for (size_t i = 0; i < res.size(); ++i) res[i] = std::cos(0.003f * i);

@@ -6,9 +6,16 @@
 # alternating; its per-op profile and plan at 65536; compare against the CPU at 4000 samples in fp32 (40000 rows:
 # the rule's kernel takes them). Needs .device/build.tgz (tools/stage_device_build.sh) and .device/labs.tgz with
 # linear_lab (run_labs.sh's flags).
+# Also, on the side: the tf32 element-wise misses at 4000 samples (compare cpu against cuda and against
+# cuda-reference's cuBLAS TF32, both forms), and the pair lab alone with line-buffered output and time limits (its
+# timing table printed nothing in issue8_record/call_b), then its checks at <= 7 images. Needs resize_lab in
+# .device/labs.tgz too; the pair lab builds here in the background (its binary is too large to carry beside the
+# engine).
 source tools/results/h200/device_env.sh
 L=.device/lab
 mkdir -p $L && tar xf .device/labs.tgz -C $L
+(/usr/local/cuda/bin/nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -I. \
+  tests/kernels/conv_pair_lab.cu -o $L/conv_pair_lab > $R/conv_pair_lab.build.log 2>&1; echo "pair lab build exit $?" >> $R/conv_pair_lab.build.log) &
 work() {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
   $B/gpu_tests --no-version > $R/gpu_tests.log 2>&1
@@ -44,6 +51,22 @@ work() {
       > $R/compare_ssa_${form}_fp32_4000.log 2>&1
     echo "compare ssa $form fp32 4000 exit $?: $(grep -E '^(PASS|FAIL)' $R/compare_ssa_${form}_fp32_4000.log | head -1)"
   done
+  for form in legacy; do  # one form: the side-by-side of the two paths
+    for b in cuda cuda-reference; do
+      $B/compare --config configs/ssa.yaml --form $form --a cpu --b $b --precision tf32 --batch 4000 --seed 7 \
+        > $R/compare_ssa_${form}_${b}_tf32_4000.log 2>&1
+      echo "compare ssa $form $b tf32 4000 exit $?: $(grep -E '^(PASS|FAIL)' $R/compare_ssa_${form}_${b}_tf32_4000.log | head -1)"
+      grep -A3 "latent:" $R/compare_ssa_${form}_${b}_tf32_4000.log | cut -c1-150
+    done
+  done
+  while ! grep -q "pair lab build exit" $R/conv_pair_lab.build.log; do sleep 2; done; tail -1 $R/conv_pair_lab.build.log
+  timeout 45 stdbuf -oL $L/conv_pair_lab --no-validate > $R/conv_pair_lab_timing.log 2>&1
+  echo "pair lab timing exit $?"; cat $R/conv_pair_lab_timing.log | cut -c1-120
+  PAIR_MAX_BATCH=7 timeout 45 stdbuf -oL $L/conv_pair_lab --check-only > $R/conv_pair_lab_checks.log 2>&1
+  echo "pair lab checks exit $?: $(grep -c '^PASS' $R/conv_pair_lab_checks.log) PASS, $(grep -c '^FAIL' $R/conv_pair_lab_checks.log) FAIL"
+  grep -E '^FAIL' $R/conv_pair_lab_checks.log | head; tail -2 $R/conv_pair_lab_checks.log | cut -c1-150
+  timeout 20 stdbuf -oL $L/resize_lab --no-validate > $R/resize_lab_timing.log 2>&1
+  echo "resize lab timing exit $?"; tail -8 $R/resize_lab_timing.log | cut -c1-120
 }
 timeout 590 bash -c "$(declare -f work); B=$B R=$R L=$L; work" 2>&1 | tee $R/call_a.log
 cd $OUT && tar czf r.tgz r && rm -rf r
