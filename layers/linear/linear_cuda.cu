@@ -3,8 +3,7 @@
 // running in float32 between Casts on the reference set; in strict fp32 the FFMA kernel of linear_ffma.cuh with the
 // same epilogue (cuBLASLt runs an activation as a second pass). tf32 products decline to the reference set's
 // cuBLASLt; so do a W or bias that is not constant, a K whose W block does not fit in shared memory (16-bit), and
-// K or N not a multiple of 4 (fp32). ie.LinearNorm (an ie.Linear and the LayerNorm of its output) runs on the
-// FFMA kernel alone, the LayerNorm in its epilogue.
+// K or N not a multiple of 4 (fp32).
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -50,54 +49,9 @@ const float* prepared_bias(const KernelInit& init) {
 // FFMA kernel for every shape it supports (tests, comparisons), =cublas for none.
 constexpr int64_t kFfmaMinRows = 32768;
 
-// ie.LinearNorm's LayerNorm, as the FFMA kernel's epilogue applies it (device pointers of N floats).
-struct RowNorm {
-  const float* scale = nullptr;
-  const float* bias = nullptr;
-  float eps = 1e-5f;
-  dev::Act act = dev::Act::None;
-};
-
-// The FFMA product for `s` (the checks done): W packed once, the LayerNorm epilogue where `norm` is given (then
-// output 0, h, is written only where present, and output 1 gets the normalized rows).
-std::unique_ptr<Kernel> ffma_kernel(const KernelInit& init, const LinearSetup& s, const RowNorm* norm) {
-  const int k = static_cast<int>(s.k), n = static_cast<int>(s.n);
-  const int kp = lin::ffma::padded_k(k), np = lin::ffma::padded_n(n);
-  const auto* w = static_cast<const float*>(init.prepared(
-      concat("ffma/", kp, "x", np), [&] { return pack_weights(*init.constants[1], s, DType::Float32, kp, np); }));
-  const float* bias = prepared_bias(init);
-  const dev::Act act = cuda::device_activation(s.activation);
-  const RowNorm rn = norm ? *norm : RowNorm{};
-  const bool with_norm = norm != nullptr;
-  const std::string node = init.node.label();
-  return make_kernel([s, k, n, kp, np, w, bias, act, rn, with_norm, node](KernelContext& ctx) {
-    lin::ffma::Params p;
-    p.a = static_cast<const float*>(ctx.inputs[0].data);
-    p.w = w;
-    p.bias = bias;
-    p.residual = s.residual ? static_cast<const float*>(ctx.inputs[3].data) : nullptr;
-    p.y = static_cast<float*>(ctx.outputs[0].data);  // null for ie.LinearNorm's absent h
-    p.rows = s.rows;
-    p.k = k, p.n = n, p.kp = kp, p.np = np;
-    p.act = act;
-    if (with_norm) {
-      p.norm_y = static_cast<float*>(ctx.outputs[1].data);
-      p.norm_scale = rn.scale, p.norm_bias = rn.bias, p.norm_eps = rn.eps, p.norm_act = rn.act;
-    }
-    if (!lin::ffma::aligned(p))  // the arena aligns every tensor to 256 bytes
-      throw std::runtime_error(node + ": the fp32 Linear kernel's tensors are not 16-byte aligned");
-    IE_CUDA_CHECK(lin::ffma::launch(p, cuda::stream_of(ctx)));
-  });
-}
-
-// IE_LINEAR_FP32: "ffma" takes the FFMA kernel for every shape it supports (tests, comparisons), "cublas" for none.
-std::string fp32_choice() {
-  const char* env = std::getenv("IE_LINEAR_FP32");
-  return env ? env : "";
-}
-
 std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSetup& s) {
-  const std::string choice = fp32_choice();
+  const char* env = std::getenv("IE_LINEAR_FP32");
+  const std::string choice = env ? env : "";
   if (choice == "cublas") return init.decline("IE_LINEAR_FP32=cublas chooses cuBLASLt");
   if (!lin::ffma::supports(s.k, s.n))
     return init.decline("fp32: K = ", s.k, " and N = ", s.n, " (the FFMA kernel takes multiples of 4)");
@@ -108,39 +62,27 @@ std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSet
         "Sigmoid products)");
   if (choice != "ffma" && s.rows < kFfmaMinRows)
     return init.decline("fp32: ", s.rows, " rows: cuBLASLt was faster below ", kFfmaMinRows, " rows");
-  return ffma_kernel(init, s, nullptr);
-}
-
-// ie.LinearNorm: the FFMA kernel with the LayerNorm in its epilogue, in strict fp32 alone.
-std::unique_ptr<Kernel> make_linear_norm(const KernelInit& init) {
-  if (init.inputs[0].dtype != DType::Float32 || init.precision != Precision::fp32)
-    return init.decline("the LayerNorm epilogue is the strict-fp32 FFMA kernel's (", precision_name(init.precision),
-                        ", ", dtype_name(init.inputs[0].dtype), ")");
-  for (size_t i : {1, 2, 4, 5})
-    if (init.has_input(i) && !init.constants[i]) return init.decline("W, the biases and the scale must be constant");
-  const LinearSetup s = resolve_linear(init.node, init.inputs[0].shape, init.inputs[1].shape,
-                                       init.has_input(2) ? &init.inputs[2].shape : nullptr,
-                                       init.has_input(3) ? &init.inputs[3].shape : nullptr);
-  if (s.residual && init.inputs[3].dtype != DType::Float32) return init.decline("residual of another type than A");
-  const std::string choice = fp32_choice();
-  if (choice == "cublas") return init.decline("IE_LINEAR_FP32=cublas chooses cuBLASLt");
-  if (!lin::ffma::supports_norm(s.k, s.n))
-    return init.decline("K = ", s.k, ", N = ", s.n,
-                        ": the epilogue needs K and N multiples of 4 and N <= ", lin::ffma::kBN, " (a CTA's columns)");
-  if (choice != "ffma" && s.rows < kFfmaMinRows)
-    return init.decline("fp32: ", s.rows, " rows: fp32 products run on cuBLASLt below ", kFfmaMinRows, " rows");
-  RowNorm norm;
-  auto device_floats = [&](size_t i, const char* key) -> const float* {
-    if (!init.has_input(i)) return nullptr;
-    return static_cast<const float*>(
-        init.prepared(key, [&] { return convert_floats(*init.constants[i], DType::Float32); }));
-  };
-  norm.scale = device_floats(4, "norm_scale/float32");
-  norm.bias = device_floats(5, "norm_bias/float32");
-  norm.eps = init.node.attrs.get_float("epsilon", 1e-5f);
-  norm.act =
-      cuda::device_activation(parse_activation(init.node.attrs.get_string("norm_activation", ""), init.node.label()));
-  return ffma_kernel(init, s, &norm);
+  const int k = static_cast<int>(s.k), n = static_cast<int>(s.n);
+  const int kp = lin::ffma::padded_k(k), np = lin::ffma::padded_n(n);
+  const auto* w = static_cast<const float*>(init.prepared(
+      concat("ffma/", kp, "x", np), [&] { return pack_weights(*init.constants[1], s, DType::Float32, kp, np); }));
+  const float* bias = prepared_bias(init);
+  const dev::Act act = cuda::device_activation(s.activation);
+  const std::string node = init.node.label();
+  return make_kernel([s, k, n, kp, np, w, bias, act, node](KernelContext& ctx) {
+    lin::ffma::Params p;
+    p.a = static_cast<const float*>(ctx.inputs[0].data);
+    p.w = w;
+    p.bias = bias;
+    p.residual = s.residual ? static_cast<const float*>(ctx.inputs[3].data) : nullptr;
+    p.y = static_cast<float*>(ctx.outputs[0].data);
+    p.rows = s.rows;
+    p.k = k, p.n = n, p.kp = kp, p.np = np;
+    p.act = act;
+    if (!lin::ffma::aligned(p))  // the arena aligns every tensor to 256 bytes
+      throw std::runtime_error(node + ": the fp32 Linear kernel's tensors are not 16-byte aligned");
+    IE_CUDA_CHECK(lin::ffma::launch(p, cuda::stream_of(ctx)));
+  });
 }
 
 std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
@@ -193,9 +135,6 @@ std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
 
 }  // namespace
 
-IE_REGISTER_OPS(linear_fused) {
-  OpRegistry::get().add_kernel("ie", "Linear", kernel_set::kCuda, make_linear_fused);
-  OpRegistry::get().add_kernel("ie", "LinearNorm", kernel_set::kCuda, make_linear_norm);
-}
+IE_REGISTER_OPS(linear_fused) { OpRegistry::get().add_kernel("ie", "Linear", kernel_set::kCuda, make_linear_fused); }
 
 }  // namespace ie

@@ -11,13 +11,6 @@
 // ahead into registers (16-byte rows) and stored transposed ([k][row], so a thread's 4 rows are one 16-byte load),
 // W's 16 x 64 block by cp.async, both double-buffered. Needs K and N multiples of 4 and 16-byte aligned A, residual
 // and Y (the planner declines other shapes to the reference set).
-//
-// A LayerNorm in the epilogue (norm_y set; N <= 64, so a CTA holds whole rows): h = act(A W + bias) (+ residual)
-// as above, written to Y when Y is set (a reader besides the LayerNorm), and norm_act(LayerNorm(h)) to norm_y. A
-// row's 64 columns lie with the 16 threads of one half-warp (4 each): its mean and then its squared deviations
-// from the mean (two passes over registers, as the LayerNorm kernels: no cancellation when |mean| >> stddev) by
-// xor shuffles within the half-warp. Replaces the LayerNorm step's read of h, and its write where h has no other
-// reader.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -39,12 +32,6 @@ struct Params {
   int64_t rows = 0;
   int k = 0, n = 0, kp = 0, np = 0;
   dev::Act act = dev::Act::None;
-  // The LayerNorm epilogue: norm_act((h - mean) / sqrt(var + eps) * norm_scale + norm_bias) over each row's N values.
-  float* norm_y = nullptr;            // rows x n, or null: no LayerNorm (then y is required)
-  const float* norm_scale = nullptr;  // n
-  const float* norm_bias = nullptr;   // n, or null
-  float norm_eps = 1e-5f;
-  dev::Act norm_act = dev::Act::None;
 };
 
 constexpr int kBM = 128, kBN = 64, kBK = 16, kThreads = 256;
@@ -53,14 +40,6 @@ constexpr int kLdA = kBM + 4;  // As[k][row]: a thread's 4 rows 16-byte aligned
 inline int padded_k(int k) { return (k + kBK - 1) / kBK * kBK; }
 inline int padded_n(int n) { return (n + kBN - 1) / kBN * kBN; }
 
-// Sum over the 16 lanes of a half-warp (one row's columns); every lane gets the total.
-__device__ __forceinline__ float row_sum16(float v) {
-#pragma unroll
-  for (int m = 1; m < 16; m <<= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
-  return v;
-}
-
-template <bool kNorm>
 __global__ void __launch_bounds__(kThreads) linear_ffma_kernel(const Params p) {
   __shared__ __align__(16) float as[2][kBK][kLdA];
   __shared__ __align__(16) float ws[2][kBK][kBN];
@@ -128,72 +107,40 @@ __global__ void __launch_bounds__(kThreads) linear_ffma_kernel(const Params p) {
     __syncthreads();
   }
   const int col = col0 + tx * 4;
-  const bool live = col < p.n;  // N % 4 == 0: the thread's 4 columns are all in or all out
-  if (!kNorm && !live) return;  // with the LayerNorm every lane joins its row's shuffles
+  if (col >= p.n) return;  // N % 4 == 0: the thread's 4 columns are all in or all out
   float bias[4] = {0.f, 0.f, 0.f, 0.f};
-  if (p.bias && live)
+  if (p.bias)
 #pragma unroll
     for (int c = 0; c < 4; ++c) bias[c] = p.bias[col + c];
-  float4 g = make_float4(0.f, 0.f, 0.f, 0.f), beta = g;
-  if constexpr (kNorm) {
-    if (live) {
-      g = *reinterpret_cast<const float4*>(p.norm_scale + col);
-      if (p.norm_bias) beta = *reinterpret_cast<const float4*>(p.norm_bias + col);
-    }
-  }
-  const float inv_n = 1.f / static_cast<float>(p.n);
 #pragma unroll
   for (int r = 0; r < 8; ++r) {
     const int64_t row = row0 + (r < 4 ? ty * 4 + r : 64 + ty * 4 + r - 4);
-    const bool in = live && row < p.rows;
-    if (!kNorm && !in) continue;
-    float v[4] = {0.f, 0.f, 0.f, 0.f};
-    if (in) {
+    if (row >= p.rows) continue;
+    float v[4];
 #pragma unroll
-      for (int c = 0; c < 4; ++c) v[c] = dev::activate(p.act, acc[r][c] + bias[c]);
-      if (p.residual) {
-        const float4 h = *reinterpret_cast<const float4*>(p.residual + row * p.n + col);
-        v[0] += h.x, v[1] += h.y, v[2] += h.z, v[3] += h.w;
-      }
-      if (p.y) *reinterpret_cast<float4*>(p.y + row * p.n + col) = make_float4(v[0], v[1], v[2], v[3]);
+    for (int c = 0; c < 4; ++c) v[c] = dev::activate(p.act, acc[r][c] + bias[c]);
+    if (p.residual) {
+      const float4 h = *reinterpret_cast<const float4*>(p.residual + row * p.n + col);
+      v[0] += h.x, v[1] += h.y, v[2] += h.z, v[3] += h.w;
     }
-    if constexpr (kNorm) {
-      const float mean = row_sum16((v[0] + v[1]) + (v[2] + v[3])) * inv_n;
-      const float d0 = in ? v[0] - mean : 0.f, d1 = in ? v[1] - mean : 0.f, d2 = in ? v[2] - mean : 0.f,
-                  d3 = in ? v[3] - mean : 0.f;
-      const float inv = rsqrtf(row_sum16((d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3)) * inv_n + p.norm_eps);
-      if (in)  // as the LayerNorm kernels: act(fma((h - mean) * inv, scale, bias))
-        *reinterpret_cast<float4*>(p.norm_y + row * p.n + col) =
-            make_float4(dev::activate(p.norm_act, fmaf(d0 * inv, g.x, beta.x)),
-                        dev::activate(p.norm_act, fmaf(d1 * inv, g.y, beta.y)),
-                        dev::activate(p.norm_act, fmaf(d2 * inv, g.z, beta.z)),
-                        dev::activate(p.norm_act, fmaf(d3 * inv, g.w, beta.w)));
-    }
+    *reinterpret_cast<float4*>(p.y + row * p.n + col) = make_float4(v[0], v[1], v[2], v[3]);
   }
 }
 
 /// True when the kernel takes these sizes (K and N multiples of 4).
 inline bool supports(int64_t k, int64_t n) { return k % 4 == 0 && n % 4 == 0 && k > 0 && n > 0; }
-/// True when it also takes the LayerNorm in its epilogue (a row's N values in one CTA).
-inline bool supports_norm(int64_t k, int64_t n) { return supports(k, n) && n <= kBN; }
 
 /// True when the pointers it reads and writes with 16-byte accesses are aligned.
 inline bool aligned(const Params& p) {
   auto ok = [](const void* q) { return reinterpret_cast<uintptr_t>(q) % 16 == 0; };
-  return ok(p.a) && (!p.y || ok(p.y)) && (!p.residual || ok(p.residual)) && (!p.norm_y || ok(p.norm_y)) &&
-         (!p.norm_scale || ok(p.norm_scale)) && (!p.norm_bias || ok(p.norm_bias));
+  return ok(p.a) && ok(p.y) && (!p.residual || ok(p.residual));
 }
 
 /// Launches the product on `s`: no allocation, no synchronization.
 inline cudaError_t launch(const Params& p, cudaStream_t s) {
   if (p.rows <= 0 || p.n <= 0) return cudaSuccess;
   const dim3 grid(static_cast<unsigned>((p.rows + kBM - 1) / kBM), static_cast<unsigned>(p.np / kBN));
-  if (p.norm_y) {
-    if (p.np != kBN || !p.norm_scale) return cudaErrorInvalidValue;  // a CTA must hold whole rows
-    linear_ffma_kernel<true><<<grid, kThreads, 0, s>>>(p);
-  } else {
-    linear_ffma_kernel<false><<<grid, kThreads, 0, s>>>(p);
-  }
+  linear_ffma_kernel<<<grid, kThreads, 0, s>>>(p);
   return cudaGetLastError();
 }
 

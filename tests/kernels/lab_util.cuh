@@ -115,20 +115,36 @@ DT dt_of() {
   return std::is_same_v<T, float> ? DT::F32 : std::is_same_v<T, __half> ? DT::F16 : DT::BF16;
 }
 
-/// `sets` device buffers of `count` values uniform in [0, 1) (never zeros) in type T, seeded: the inputs a timing
-/// rotates through so that caches do not flatter it.
+/// Fills p[0, n) with values uniform in [0, 1) from a hash of (seed, index): on the device, so that a timing's
+/// inputs of hundreds of MB cost no host time.
+template <class T>
+__global__ void fill_uniform_kernel(T* p, size_t n, unsigned long long seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    unsigned long long z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;  // splitmix64
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    const float u = static_cast<float>(z >> 40) * (1.f / 16777216.f);
+    if constexpr (std::is_same_v<T, float>)
+      p[i] = u;
+    else if constexpr (std::is_same_v<T, __half>)
+      p[i] = __float2half_rn(u);
+    else
+      p[i] = __float2bfloat16_rn(u);
+  }
+}
+
+/// `sets` device buffers of `count` values uniform in [0, 1) (never all zeros) in type T, seeded: the inputs a
+/// timing rotates through so that caches do not flatter it.
 template <class T>
 std::vector<std::unique_ptr<DeviceBuf>> rotated_inputs(size_t count, int sets) {
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
   std::vector<std::unique_ptr<DeviceBuf>> xs;
-  std::vector<float> x(count);
   for (int i = 0; i < sets; ++i) {
-    for (auto& e : x) e = u(rng);
-    const std::vector<unsigned char> b = bytes_of(dt_of<T>(), x);
-    xs.push_back(std::make_unique<DeviceBuf>(b.size()));
-    CUDA_CHECK(cudaMemcpy(xs.back()->p, b.data(), b.size(), cudaMemcpyHostToDevice));
+    xs.push_back(std::make_unique<DeviceBuf>(count * sizeof(T)));
+    fill_uniform_kernel<T><<<1024, 256>>>(static_cast<T*>(xs.back()->p), count, 7ull + 1000003ull * i);
+    CUDA_CHECK(cudaGetLastError());
   }
+  CUDA_CHECK(cudaDeviceSynchronize());
   return xs;
 }
 
