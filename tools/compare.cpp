@@ -23,7 +23,6 @@
 #include "tools/common/input_files.h"
 #include "tools/common/metrics.h"
 #include "tools/common/model_source.h"
-#include "tools/common/precision_choice.h"
 #include "tools/common/random_inputs.h"
 #include "tools/common/stats.h"
 #include "tools/common/tensor_diff.h"

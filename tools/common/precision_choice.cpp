@@ -12,19 +12,6 @@
 #include "tools/common/tensor_diff.h"
 
 namespace ie::cli {
-
-double rel_l2_gate(Precision p) {
-  switch (p) {
-    case Precision::tf32:
-      return 1e-3;
-    case Precision::fp16:
-    case Precision::bf16:
-      return 1e-2;
-    default:
-      return 1e-5;
-  }
-}
-
 namespace {
 
 constexpr double kMinTop1Agreement = 0.999;
@@ -66,9 +53,9 @@ PrecisionChoice choose_precision(const std::string& backend, const EngineLoader&
   std::unique_ptr<Engine> run_fp32 = own_reference ? std::move(fp32) : nullptr;  // the fallback's, if given
   std::future<std::pair<std::unique_ptr<Engine>, std::vector<Tensor>>> reference_run = std::async(
       std::launch::async, [&load, &sample, &reference_of_caller, own_reference, given = std::move(fp32)]() mutable {
-        std::unique_ptr<Engine> engine = own_reference ? std::make_unique<Engine>(reference_of_caller.load())
-                                         : given       ? std::move(given)
-                                                       : std::make_unique<Engine>(load(Precision::fp32));
+        std::unique_ptr<Engine> engine =
+            own_reference ? std::make_unique<Engine>(reference_of_caller.load())
+                          : given ? std::move(given) : std::make_unique<Engine>(load(Precision::fp32));
         std::vector<Tensor> outputs = engine->create_session().run_ordered(sample);
         return std::make_pair(std::move(engine), std::move(outputs));
       });

@@ -33,10 +33,6 @@ struct Reference {
   std::string name;
 };
 
-/// The relative L2 error of every output each mode is held to against the CPU's fp32 (the GPU tests' gates):
-/// fp32 1e-5, tf32 1e-3, fp16 and bf16 1e-2.
-double rel_l2_gate(Precision p);
-
 /// Loads and runs `sample` in fp32 (on a thread of its own, while the fastest mode loads and runs on the caller's)
 /// and in each faster mode `backend` implements, fastest first, until one passes its gate;
 /// `classifier`: the first output holds class scores per row; `fp32`: the model already loaded in fp32, if the

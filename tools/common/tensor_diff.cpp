@@ -50,6 +50,16 @@ Tolerance default_tolerance(Precision precision) {
   throw Error(ErrorKind::Usage, "unknown precision");
 }
 
+double rel_l2_gate(Precision precision) {
+  switch (precision) {
+    case Precision::fp32: return 1e-5;
+    case Precision::tf32: return 1e-3;
+    case Precision::fp16:
+    case Precision::bf16: return 1e-2;
+  }
+  throw Error(ErrorKind::Usage, "unknown precision");
+}
+
 DiffStats diff_tensors(const Tensor& ref, const Tensor& got, Tolerance tol) {
   DiffStats d;
   d.tolerance = tol;

@@ -20,6 +20,10 @@ struct Tolerance {
 /// Per-element atol / rtol of each mode: fp32 1e-5 / 1e-4; tf32 1e-3 / 1e-2; fp16 1e-2 / 1e-2; bf16 2e-2 / 2e-2.
 Tolerance default_tolerance(Precision precision);
 
+/// The relative L2 error of a whole output each mode is held to against the CPU's fp32 (`--precision auto`'s gates
+/// and the GPU tests'): fp32 1e-5, tf32 1e-3, fp16 and bf16 1e-2.
+double rel_l2_gate(Precision precision);
+
 struct DiffStats {
   std::string problem;  // non-empty when the tensors cannot be compared (shape or size mismatch)
   int64_t count = 0;
