@@ -64,7 +64,8 @@ void run_each_step(Plan& plan, const StepObserver& observer, StepTimer* timer) {
 }  // namespace
 
 void run_steps(Plan& plan, const StepObserver& observer, StepTimer* timer) {
-  plan.backend->make_current();  // kernels launch on the calling thread's current device
+  if (plan.steps.empty()) return;  // every node was a view of a graph input: nothing to launch or record
+  plan.backend->make_current();    // kernels launch on the calling thread's current device
   ThreadPoolScope pool(plan.backend->thread_pool());
   // Replay needs the steps as one unit: an observer or a per-step timer runs them one by one.
   const bool replay = plan.graphs && !plan.graph_off && !observer && !timer;

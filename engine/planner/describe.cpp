@@ -18,7 +18,10 @@ std::string describe_plan(const Plan& plan) {
   for (int s : plan.output_slots)
     os << " " << plan.slots[s].name << shape_to_string(plan.slots[s].info.shape) << ":" << dtype_name(plan.slots[s].info.dtype);
   os << "\ngraph: " << plan.onnx_nodes << " ONNX nodes; " << plan.folded_nodes << " folded at plan time, "
-     << plan.removed_nodes << " dead removed; " << plan.steps.size() << " steps on " << plan.backend->name() << "\n";
+     << plan.removed_nodes << " dead removed; " << plan.steps.size() << " steps on " << plan.backend->name();
+  if (!plan.views.empty())
+    os << " (and " << plan.views.size() << (plan.views.size() == 1 ? " view" : " views") << " without a step)";
+  os << "\n";
   std::map<std::string, int> served;
   size_t fallbacks = 0;
   for (auto& st : plan.steps) {
@@ -56,6 +59,14 @@ std::string describe_plan(const Plan& plan) {
     os << "\n";
     // Why earlier kernel sets passed this step on (shape out of range, precision, no kernel, switched off).
     for (auto& why : st.declined) os << "         fallback: " << why << "\n";
+  }
+  if (!plan.views.empty()) {
+    os << "views (no step: each output shares its input's buffer):\n";
+    for (auto& v : plan.views) {
+      const Slot& out = plan.slots[v.output];
+      os << "       " << std::left << std::setw(26) << v.node.op_type << std::right << " " << v.node.name << " -> "
+         << out.name << shape_to_string(out.info.shape) << "\n";
+    }
   }
   os << "\nmemory plan: arena " << human_bytes(plan.arena_bytes) << " for " << human_bytes(plan.tensor_bytes)
      << " of tensors (" << std::fixed << std::setprecision(1)

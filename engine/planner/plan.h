@@ -36,12 +36,20 @@ struct Step {
   KernelContext ctx;          // pointers bound once the arena exists
 };
 
+/// A view node left out of the schedule: its output shares its input's buffer, so it has nothing to run.
+struct ElidedView {
+  Node node;
+  int input = -1;   // slot
+  int output = -1;  // slot, at the input's offset
+};
+
 struct Plan {
   Graph graph;                          // after folding and fusion
   std::shared_ptr<Backend> backend;
   std::vector<Slot> slots;
   std::map<std::string, int> slot_of;
   std::vector<Step> steps;
+  std::vector<ElidedView> views;        // in graph order; `inspect` lists them under the schedule
   std::vector<int> input_slots;         // graph input order
   std::vector<int> output_slots;        // graph output order
   std::map<std::string, Shape> input_shapes;

@@ -309,6 +309,30 @@ void plan_arena(Plan& plan, const Limits& limits) {
   for (auto& [slot, r] : lifetimes) plan.slots[slot].offset = plan.slots[find_root(slot)].offset;
 }
 
+// A view step whose output the arena placed on its input's bytes would launch nothing (its kernel skips the copy
+// when the pointers match): it leaves the schedule, so the step count, the profile and a recorded graph hold only
+// work. A view that copies (a constant input) stays a step.
+void elide_views(Plan& plan) {
+  std::vector<Step> kept;
+  for (Step& step : plan.steps) {
+    const OpDef* def = OpRegistry::get().find(step.node.domain, step.node.op_type);
+    const int at = def ? def->view_of_input : -1;
+    int in = -1, out = -1;
+    if (at >= 0 && static_cast<size_t>(at) < step.inputs.size() && step.outputs.size() == 1 && !step.workspace_bytes) {
+      in = step.inputs[at];
+      out = step.outputs[0];
+    }
+    const bool alias = in >= 0 && out >= 0 && !plan.slots[in].is_constant && !plan.slots[out].is_constant &&
+                       plan.slots[in].offset == plan.slots[out].offset &&
+                       plan.slots[in].info.dtype == plan.slots[out].info.dtype;
+    if (alias)
+      plan.views.push_back(ElidedView{step.node, in, out});
+    else
+      kept.push_back(std::move(step));
+  }
+  plan.steps = std::move(kept);
+}
+
 void bind_contexts(Plan& plan) {
   for (auto& step : plan.steps) {
     step.ctx = KernelContext{};
@@ -378,6 +402,7 @@ std::unique_ptr<Plan> build_plan(const Graph& model, const std::map<std::string,
     plan->output_slots.push_back(slot);
   }
   plan_arena(*plan, options.limits);
+  elide_views(*plan);
   plan->arena = plan->backend->allocate(std::max<size_t>(plan->arena_bytes, 1));
   bind_contexts(*plan);
   return plan;

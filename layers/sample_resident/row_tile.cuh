@@ -22,6 +22,10 @@
 // encoder; the decoder; the output Linear), a barrier per stage; thread 0 moves a whole stage with one bulk copy
 // (cp.async.bulk on an mbarrier per slot: at batch 1 the one warp with a sample used to issue its share of 16-byte
 // cp.async copies before every stage, a quarter of the kernel's executed instructions).
+// Code size: at two tiles a warp the unrolled code outgrew the instruction cache (fetch stalls were a fifth of the
+// stall samples), so what repeats runs through one copy: the attention of either query tile, every LayerNorm of the
+// chain (the stages differ only in where the rows come from and go), and the GELU of products that seldom carry one
+// (out of line); the MLP's GELU and the LayerNorms' stay inline.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -123,15 +127,47 @@ __device__ __forceinline__ float gelu(float x) {
   return dev::gelu_fast(x);
 }
 
-template <class T, int MT, int NT>
+// IE_RT_GELU_OUT_OF_LINE: the seldom activations' GELU as one out-of-line copy (lab A/B, R17).
+#ifndef IE_RT_GELU_OUT_OF_LINE
+#define IE_RT_GELU_OUT_OF_LINE 1
+#endif
+
+// Code-size switches (lab A/B; the lab's R13-R16): IE_RT_ATTEND_ONCE, attend's code once for all query tiles; at
+// two tiles a warp, IE_RT_NORM_SHARED, one copy of every LayerNorm of the chain.
+#ifndef IE_RT_ATTEND_ONCE
+#define IE_RT_ATTEND_ONCE 1
+#endif
+#ifndef IE_RT_NORM_SHARED
+#define IE_RT_NORM_SHARED 1
+#endif
+
+// GELU over n floats of a local array, out of line: the activation of the products that seldom carry one (every
+// Linear but the MLP's first, whose GELU and the LayerNorms' stay inline). One copy of its code instead of one
+// unrolled at each product keeps the kernel within the instruction cache; a product with GELU there pays a round
+// trip of its accumulator through local memory.
+template <class T>
+__device__ __noinline__ void gelu_out_of_line(float* v, int n) {
+  for (int i = 0; i < n; ++i) v[i] = gelu<T>(v[i]);
+}
+
+// kInline: the GELU unrolled in place (the MLP's hidden layer, the LayerNorms); else out of line.
+template <class T, bool kInline = false, int MT, int NT>
 __device__ __forceinline__ void activate(float (&acc)[MT][NT][4], int act) {
-  if (act == static_cast<int>(dev::Act::Gelu)) {
+  if (act != static_cast<int>(dev::Act::Gelu)) return;
+  if constexpr (kInline || !IE_RT_GELU_OUT_OF_LINE) {
 #pragma unroll
     for (int m = 0; m < MT; ++m)
 #pragma unroll
       for (int j = 0; j < NT; ++j)
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[m][j][i] = gelu<T>(acc[m][j][i]);
+  } else {
+    float tmp[MT * NT * 4];  // a copy: acc itself stays in registers
+#pragma unroll
+    for (int k = 0; k < MT * NT * 4; ++k) tmp[k] = acc[k / (NT * 4)][k / 4 % NT][k % 4];
+    gelu_out_of_line<T>(tmp, MT * NT * 4);
+#pragma unroll
+    for (int k = 0; k < MT * NT * 4; ++k) acc[k / (NT * 4)][k / 4 % NT][k % 4] = tmp[k];
   }
 }
 
@@ -175,7 +211,7 @@ __device__ __forceinline__ void norm_rows(float (&v)[MT][NT][4], const float* f,
       v[m][j][2] = v[m][j][2] * r1 * g.x + b.x, v[m][j][3] = v[m][j][3] * r1 * g.y + b.y;
     }
   }
-  activate<T>(v, p.act);
+  activate<T, true>(v, p.act);
 }
 
 // The warp's residual streams in shared memory, each lane's accumulator values together (float4: no conflicts).
@@ -238,6 +274,10 @@ __device__ __forceinline__ void rope_rows(float (&acc)[MT][NT][4], const float* 
 // keys and values of all the warp's MT tiles (k packed, v as transposed 8x8 blocks: B fragments of P v). A key
 // counts for a query row where bit (u * 4 + n * 2 + e) of allow[h] is set (key row 16 u + 8 n + 2q + e of the
 // same sample); the softmax runs across the quad.
+// IE_RT_SOFTMAX_FFMA: the score scale applied inside the exponent's FFMA, not by a multiply per score (lab A/B).
+#ifndef IE_RT_SOFTMAX_FFMA
+#define IE_RT_SOFTMAX_FFMA 1
+#endif
 template <class T, int D, int HD, int MT>
 __device__ __forceinline__ void attend(uint32_t (&y)[D / 16][4], const uint32_t (&qp)[D / 16][4],
                                        const uint32_t (&kp)[MT][D / 16][4], const uint32_t (&vt)[MT][D / 8][2],
@@ -262,7 +302,11 @@ __device__ __forceinline__ void attend(uint32_t (&y)[D / 16][4], const uint32_t 
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const int r = i >> 1, bit = u * 4 + n * 2 + (i & 1);
+#if IE_RT_SOFTMAX_FFMA
+          s[u][n][i] = (allow[r] >> bit) & 1u ? s[u][n][i] : -INFINITY;
+#else
           s[u][n][i] = (allow[r] >> bit) & 1u ? s[u][n][i] * scale_log2 : -INFINITY;
+#endif
           mx[r] = fmaxf(mx[r], s[u][n][i]);
         }
 #pragma unroll
@@ -271,13 +315,22 @@ __device__ __forceinline__ void attend(uint32_t (&y)[D / 16][4], const uint32_t 
       mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
     }
     float sum[2] = {0.f, 0.f};
+#if IE_RT_SOFTMAX_FFMA
+    // exp2(scale_log2 (s - max)) as one FFMA into ex2 (the row's maximum is that of the unscaled scores: the
+    // builder accepts positive scales only); every query row sees its own key, so the maximum is finite.
+    const float off[2] = {-mx[0] * scale_log2, -mx[1] * scale_log2};
+#endif
 #pragma unroll
     for (int u = 0; u < MT; ++u)
 #pragma unroll
       for (int n = 0; n < 2; ++n)
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
+#if IE_RT_SOFTMAX_FFMA
+          s[u][n][i] = dev::ex2_approx(fmaf(s[u][n][i], scale_log2, off[i >> 1]));
+#else
           s[u][n][i] = dev::ex2_approx(s[u][n][i] - mx[i >> 1]);
+#endif
           sum[i >> 1] += s[u][n][i];
         }
 #pragma unroll
@@ -363,6 +416,13 @@ struct Tile {
 
   // x rows -> embedding Linear -> LayerNorm -> the residual stream.
   __device__ void embed(const unsigned char* w) {
+    float acc[MT][NT][4];
+    embed_rows(acc, w);
+    norm_rows<T>(acc, f, m.embed_norm);
+    save_rows(hw, acc);
+  }
+  // x rows -> the embedding Linear with its activation.
+  __device__ void embed_rows(float (&acc)[MT][NT][4], const unsigned char* w) const {
     const int lane = lane_id(), q = lane & 3, P = m.slice, kt = P / 16;
     int64_t row[MT][2];  // element offset of each of the lane's rows in x, or -1
 #pragma unroll
@@ -370,7 +430,6 @@ struct Tile {
 #pragma unroll
       for (int h = 0; h < 2; ++h)
         row[t][h] = real(t, h) && sample(t, h) < a.batch ? (sample(t, h) * m.seq + pos[t][h]) * P + 2 * q : -1;
-    float acc[MT][NT][4];
     bias_init(acc, f, m.embed, 0);
     for (int kk = 0; kk < kt; ++kk) {
       uint32_t ax[MT][1][4];
@@ -386,8 +445,6 @@ struct Tile {
       mma_rows<T, MT, 1, NT / 2>(acc, ax, w + m.embed.w, kt, 0, kk);
     }
     activate<T>(acc, m.embed.act);
-    norm_rows<T>(acc, f, m.embed_norm);
-    save_rows(hw, acc);
   }
 
   // The residual streams through a LayerNorm, packed as a product's A operand.
@@ -406,10 +463,9 @@ struct Tile {
     activate<T>(acc, b.qkv.act);
   }
 
-  // LayerNorm, q | k | v with RoPE, attention per head within each sample, the projection + the residual.
-  __device__ void attention(const RtBlock& b, const unsigned char* w) {
-    uint32_t ap[MT][KT][4];
-    normed(ap, b.ln1);
+  // ap (the block's input through ln1, packed) -> q | k | v with RoPE, attention per head within each sample, the
+  // projection + the residual.
+  __device__ void attention(const RtBlock& b, const unsigned char* w, const uint32_t (&ap)[MT][KT][4]) {
     uint32_t qp[MT][KT][4], kp[MT][KT][4], vt[MT][NT][2];
     {
       float acc[MT][NT][4];
@@ -430,8 +486,32 @@ struct Tile {
     }
     uint32_t yp[MT][KT][4];
     const float scale_log2 = b.scale * 1.4426950408889634f;
+#if IE_RT_ATTEND_ONCE
+    // One copy of attend's code for every query tile (a run-time loop; selects pick the tile's registers): the
+    // unrolled copies made the kernel's code larger than the instruction cache.
+#pragma unroll 1
+    for (int t = 0; t < MT; ++t) {
+      uint32_t q1[KT][4], y1[KT][4];
+      uint32_t al[2] = {t == 0 ? allow[0][0] : allow[MT - 1][0], t == 0 ? allow[0][1] : allow[MT - 1][1]};
+#pragma unroll
+      for (int kk = 0; kk < KT; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) q1[kk][i] = t == 0 ? qp[0][kk][i] : qp[MT - 1][kk][i];
+      attend<T, D, HD, MT>(y1, q1, kp, vt, al, scale_log2);
+#pragma unroll
+      for (int kk = 0; kk < KT; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          if (t == 0)
+            yp[0][kk][i] = y1[kk][i];
+          else
+            yp[MT - 1][kk][i] = y1[kk][i];
+        }
+    }
+#else
 #pragma unroll
     for (int t = 0; t < MT; ++t) attend<T, D, HD, MT>(yp[t], qp[t], kp, vt, allow[t], scale_log2);
+#endif
     float acc[MT][NT][4];
     bias_init(acc, f, b.proj, 0);
     mma_rows<T, MT, KT, NT / 2>(acc, yp, w + b.proj.w, KT, 0, 0);
@@ -440,11 +520,9 @@ struct Tile {
     save_rows(hw, acc);
   }
 
-  // LayerNorm, fc1 in chunks of 32 hidden columns (bias, activation, re-packed) each consumed by fc2 at once,
-  // + the residual.
-  __device__ void mlp(const RtBlock& b, const unsigned char* w) {
-    uint32_t ap[MT][KT][4];
-    normed(ap, b.ln2);
+  // ap (the block's stream through ln2, packed) -> fc1 in chunks of 32 hidden columns (bias, activation,
+  // re-packed) each consumed by fc2 at once, + the residual.
+  __device__ void mlp(const RtBlock& b, const unsigned char* w, const uint32_t (&ap)[MT][KT][4]) {
     const int kf = m.hidden / 16;
     float out[MT][NT][4];
     bias_init(out, f, b.fc2, 0);
@@ -452,7 +530,7 @@ struct Tile {
       float u[MT][4][4];
       bias_init(u, f, b.fc1, 32 * c);
       mma_rows<T, MT, KT, 2>(u, ap, w + b.fc1.w, KT, 2 * c, 0);
-      activate<T>(u, b.fc1.act);
+      activate<T, true>(u, b.fc1.act);
       uint32_t up[MT][2][4];
       pack_rows<T>(up, u);
       mma_rows<T, MT, 2, NT / 2>(out, up, w + b.fc2.w, kf, 0, 2 * c);
@@ -464,10 +542,13 @@ struct Tile {
 
   // The final LayerNorm, the warp's samples as flat rows of the shared buffer (padding rows dropped).
   __device__ void flatten() {
-    const int q = lane_id() & 3;
     float v[MT][NT][4];
     load_rows(hw, v);
     norm_rows<T>(v, f, m.final_norm);
+    flat_store(v);
+  }
+  __device__ void flat_store(const float (&v)[MT][NT][4]) const {
+    const int q = lane_id() & 3;
 #pragma unroll
     for (int t = 0; t < MT; ++t)
 #pragma unroll
@@ -483,26 +564,35 @@ struct Tile {
 
   // The decoder's rows of the warp's samples -> LayerNorm -> the output Linear -> recon.
   __device__ void output(const unsigned char* w) {
-    const int q = lane_id() & 3, P = m.slice;
     uint32_t ap[MT][KT][4];
     {
       float v[MT][NT][4];
-#pragma unroll
-      for (int t = 0; t < MT; ++t)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          // padding rows read the warp's first row: finite, never stored
-          const unsigned char* row = smem + m.flat_smem + local0 * m.flat_stride;
-          if (real(t, h)) row += id[t][h] * m.flat_stride + pos[t][h] * D * 2;
-#pragma unroll
-          for (int j = 0; j < NT; ++j) {
-            const float2 p = dev::unpack_pair<T>(*reinterpret_cast<const uint32_t*>(row + (j * 8 + 2 * q) * 2));
-            v[t][j][2 * h] = p.x, v[t][j][2 * h + 1] = p.y;
-          }
-        }
+      decoded_rows(v);
       norm_rows<T>(v, f, m.dec_norm);
       pack_rows<T>(ap, v);
     }
+    out_product(ap, w);
+  }
+  // The decoder's rows of the warp's samples (from the flat buffer).
+  __device__ void decoded_rows(float (&v)[MT][NT][4]) const {
+    const int q = lane_id() & 3;
+#pragma unroll
+    for (int t = 0; t < MT; ++t)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        // padding rows read the warp's first row: finite, never stored
+        const unsigned char* row = smem + m.flat_smem + local0 * m.flat_stride;
+        if (real(t, h)) row += id[t][h] * m.flat_stride + pos[t][h] * D * 2;
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          const float2 p = dev::unpack_pair<T>(*reinterpret_cast<const uint32_t*>(row + (j * 8 + 2 * q) * 2));
+          v[t][j][2 * h] = p.x, v[t][j][2 * h + 1] = p.y;
+        }
+      }
+  }
+  // ap (the decoder's rows through dec_norm, packed) -> the output Linear -> recon.
+  __device__ void out_product(const uint32_t (&ap)[MT][KT][4], const unsigned char* w) const {
+    const int q = lane_id() & 3, P = m.slice;
     for (int c = 0; c < P / 16; ++c) {
       float acc[MT][2][4];
       bias_init(acc, f, m.out, 16 * c);
@@ -565,6 +655,7 @@ __device__ void encode(const Args& a, const RtModel& m, unsigned char* smem, con
       const float2 t = *reinterpret_cast<const float2*>(scratch + (p * rows + s) * L + c);
       z.x += t.x, z.y += t.y;
     }
+    if (m.enc.act == static_cast<int>(dev::Act::Gelu)) z.x = gelu<T>(z.x), z.y = gelu<T>(z.y);
     if (sample0 + s < a.batch) global_store_pair(a.latent, (sample0 + s) * L + c, m.latent_elem, z.x, z.y);
     *reinterpret_cast<uint32_t*>(smem + m.z_smem + s * m.z_stride + c * 2) = dev::pack_pair<T>(z.x, z.y);
   }
@@ -659,20 +750,60 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
       // warps that have work get their schedulers to themselves (its rows in the flat buffer stay finite).
       const bool busy = t.sample0 + t.local0 < a.batch;
       auto runs = [&](int stage) { return (m.skip >> stage & 1) == 0; };
-      if (st == 0) {
-        if (busy && runs(0)) t.embed(w);
-      } else if (st <= 2 * m.blocks) {
-        const RtBlock& b = m.block[(st - 1) >> 1];
-        if (busy && (st & 1) != 0 && runs(1)) t.attention(b, w);
-        if (busy && (st & 1) == 0 && runs(2)) t.mlp(b, w);
-      } else if (st == 2 * m.blocks + 1) {
-        if (busy && runs(3)) t.flatten();
-        if (runs(3)) encode<T>(a, m, smem, fl, w, t.sample0);
-      } else if (st == 2 * m.blocks + 2) {
-        if (runs(4)) decode<T>(m, smem, fl, w);
+      // The stage's kind: 0 the embedding, 1 an attention, 2 an MLP, 3 the encoder, 4 the decoder, 5 the output
+      // Linear (RtModel::skip's bits).
+      const int kind = st == 0 ? 0 : st <= 2 * m.blocks ? 2 - (st & 1) : st - 2 * m.blocks + 2;
+      const RtBlock& b = m.block[kind == 1 || kind == 2 ? (st - 1) >> 1 : 0];
+      const bool work = busy && runs(kind) && kind != 4;
+      if constexpr (MT >= 2 && IE_RT_NORM_SHARED) {
+        // Every LayerNorm of the chain through one copy of its code (the stages differ only in where the rows
+        // come from and where they go): at two tiles a warp the code is larger than the instruction cache.
+        if (work) {
+          float v[MT][Tile<T, D, HD, MT>::NT][4];
+          if (kind == 0)
+            t.embed_rows(v, w);
+          else if (kind == 5)
+            t.decoded_rows(v);
+          else
+            load_rows(hw, v);
+          const RtNorm& n = kind == 0   ? m.embed_norm
+                            : kind == 1 ? b.ln1
+                            : kind == 2 ? b.ln2
+                            : kind == 3 ? m.final_norm
+                                        : m.dec_norm;
+          norm_rows<T>(v, fl, n);
+          if (kind == 0) {
+            save_rows(hw, v);
+          } else if (kind == 3) {
+            t.flat_store(v);
+          } else {
+            uint32_t ap[MT][Tile<T, D, HD, MT>::KT][4];
+            pack_rows<T>(ap, v);
+            if (kind == 1)
+              t.attention(b, w, ap);
+            else if (kind == 2)
+              t.mlp(b, w, ap);
+            else
+              t.out_product(ap, w);
+          }
+        }
       } else {
-        if (busy && runs(5)) t.output(w);
+        if (work && kind == 0) t.embed(w);
+        if (work && (kind == 1 || kind == 2)) {
+          uint32_t ap[MT][Tile<T, D, HD, MT>::KT][4];
+          if (kind == 1) {
+            t.normed(ap, b.ln1);
+            t.attention(b, w, ap);
+          } else {
+            t.normed(ap, b.ln2);
+            t.mlp(b, w, ap);
+          }
+        }
+        if (work && kind == 3) t.flatten();
+        if (work && kind == 5) t.output(w);
       }
+      if (kind == 3 && runs(3)) encode<T>(a, m, smem, fl, w, t.sample0);
+      if (kind == 4 && runs(4)) decode<T>(m, smem, fl, w);
     }
   }
 }

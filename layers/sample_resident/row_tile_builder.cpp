@@ -137,6 +137,7 @@ bool recognize_row_tile(const ChainSpec& spec, const RowTilePack& pack, RtBuilt*
     if (op->heads != m.heads) return fail(why, "blocks with different head counts");
     if (!linear(*op, &blk.qkv)) return bad_act(*op);
     blk.scale = op->scale;
+    if (!(op->scale > 0.f)) return fail(why, "an attention scale of ", op->scale, " (the kernel takes positive ones)");
     if (!op->cos.empty()) {
       const size_t n = static_cast<size_t>(S) * (m.head_dim / 2);
       if (op->cos.size() != n || op->sin.size() != n) return fail(why, "RoPE tables of another size");

@@ -139,6 +139,26 @@
 //       (tools/results/h200/tf32_split/call_f/): 8 x 2 at 65536 1.1486 / 1.1538 -> 1.1583 / 1.1606 ms, 16 x 1
 //       1.252 / 1.256 -> 1.294 / 1.298, 4 x 1 at 32 0.0274 / 0.0290 -> 0.0301 / 0.0306: slower everywhere (the
 //       tests and predicates cost more than the work they skip). Dropped.
+//   R13-R17: the code within the instruction cache. At 8 x 2 the unrolled kernel (12,148 PTX instructions, 40% of
+//   them GELU unrolled at every product that may carry one) stalled on instruction fetch (a fifth of the stall
+//   samples, R3). Each step an A/B in one call, the lab built per variant on the GPU machine, two rounds alternating
+//   (tools/results/h200/views_softmax/call_a .. call_d), ms at 8 x 2 / 65536, 16 x 1 / 65536:
+//   R13. the score scale inside the exponent's FFMA (ex2(fma(s, c, -max c)); positive scales only, the builder
+//       declines others): 1.1505 / 1.1486 -> 1.1392 / 1.1300; 16 x 1 1.245 / 1.245 -> 1.258 / 1.251 (noise). Kept.
+//   R14. attend's code once for both query tiles (a run-time loop, selects pick the tile's registers): -> 1.1097 /
+//       1.1118; 16 x 1 1.223 / 1.215 (the same code at one tile). Kept (IE_RT_ATTEND_ONCE).
+//   R15. tried: q's and k's product and RoPE as one copy (call_b): 1.1186 / 1.1187 -> 1.1234 / 1.1231, 16 x 1 1.224 /
+//       1.221 -> 1.306 / 1.304. Dropped.
+//   R16. the LayerNorms through one copy at two tiles a warp: the two that start a block's halves (call_b: -> 1.0576
+//       / 1.0544; at 16 x 1 slower, 1.250 / 1.245, hence two tiles only), then every LayerNorm of the chain, the
+//       stages differing only in where the rows come from and go (call_c: attend-once 1.0907 / 1.0853, the block's
+//       two 1.0570 / 1.0531, all 1.0324 / 1.0271); PTX 11,447 -> 10,548 -> 7,902. Kept (IE_RT_NORM_SHARED).
+//   R17. GELU of the products that seldom carry one (every Linear but fc1; fc1's and the LayerNorms' stay inline) as
+//       one __noinline__ copy, the accumulator through a local array (call_d): 1.0252 / 1.0272 -> 0.9522 / 0.9460;
+//       16 x 1 1.286 / 1.290 -> 1.199 / 1.193; 4096 16 x 1 0.0869 / 0.0876 -> 0.0820 / 0.0803; 32 4 x 1 0.028
+//       unchanged; PTX 7,902 -> 5,776, spill stores 140 -> 28 bytes. Kept (IE_RT_GELU_OUT_OF_LINE). Its checks
+//       include a chain with GELU after every Linear (Shape::gelu_everywhere), which found the encoder's activation
+//       accepted and ignored (now applied). The engine in the same call: bf16 at 65536 0.9399 ms, fp16 1.0139.
 //   Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
 #include <cuda_bf16.h>
@@ -533,6 +553,11 @@ int main(int argc, char** argv) {
     ok &= check<__half, RtRunner>(dev, odd, Elem::F16, 777, 161, rng);  // 3 samples per warp, 1 tile
     odd.seq = 10, odd.slice = 32, odd.width = 128, odd.heads = 4, odd.hidden = 128, odd.blocks = 2, odd.latent = 32;
     ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 33, 82, rng);  // declined: width 128
+    Shape gelus;  // GELU after every Linear: the out-of-line activation
+    gelus.gelu_everywhere = true;
+    ok &= check<__nv_bfloat16, RtRunner>(dev, gelus, Elem::BF16, 1001, 82, rng);
+    ok &= check<__nv_bfloat16, RtRunner>(dev, gelus, Elem::BF16, 77, 161, rng);
+    ok &= check<__half, RtRunner>(dev, gelus, Elem::F16, 33, 82, rng);
     std::printf(ok ? "all checks passed\n" : "CHECKS FAILED\n");
   }
   if (mode == "--check-only" || mode == "rtcheck") return ok ? 0 : 1;

@@ -16,6 +16,9 @@ constexpr int kGelu = 2;  // dev::Act::Gelu
 
 struct Shape {
   int seq = 10, slice = 32, width = 64, heads = 4, hidden = 128, blocks = 2, latent = 32;
+  // GELU after every Linear (the embedding, the projections, fc2, the encoder, the decoder, the output), not only
+  // after fc1 and two LayerNorms: the row-tile kernel's out-of-line activation path.
+  bool gelu_everywhere = false;
 };
 
 // The SSA's chain (models.md) at shape `s` with random weights (to_bits: a float in a 16-bit compute type; unused
@@ -59,11 +62,11 @@ inline ChainSpec ssa_chain(const Shape& s, Elem compute, std::mt19937& rng,
     op.beta = uniform(cols, -0.2f, 0.2f);
     c.ops.push_back(op);
   };
-  const int gelu = kGelu;
+  const int gelu = kGelu, more = s.gelu_everywhere ? kGelu : 0;
   const int x = tensor("x", s.seq, s.slice);
   c.tensors[x].input = 0;
   int e = tensor("embed", s.seq, s.width);
-  linear(x, e, s.slice, s.width, 0);
+  linear(x, e, s.slice, s.width, more);
   int h = tensor("h0", s.seq, s.width);
   norm(e, h, s.width, gelu);
   for (int b = 0; b < s.blocks; ++b) {
@@ -86,13 +89,13 @@ inline ChainSpec ssa_chain(const Shape& s, Elem compute, std::mt19937& rng,
       }
     c.ops.push_back(att);
     const int h1 = tensor(p + "h1", s.seq, s.width);
-    linear(y, h1, s.width, s.width, 0, h);
+    linear(y, h1, s.width, s.width, more, h);
     const int a2 = tensor(p + "ln2", s.seq, s.width);
     norm(h1, a2, s.width, 0);
     const int f = tensor(p + "fc1", s.seq, s.hidden);
     linear(a2, f, s.width, s.hidden, gelu);
     const int h2 = tensor(p + "h2", s.seq, s.width);
-    linear(f, h2, s.hidden, s.width, 0, h1);
+    linear(f, h2, s.hidden, s.width, more, h1);
     h = h2;
   }
   const int n = tensor("enc_norm", s.seq, s.width);
@@ -100,14 +103,14 @@ inline ChainSpec ssa_chain(const Shape& s, Elem compute, std::mt19937& rng,
   const int flat = tensor("flat", 1, s.seq * s.width, n);
   const int z = tensor("latent", 1, s.latent);
   c.tensors[z].output = 1;
-  linear(flat, z, s.seq * s.width, s.latent, 0);
+  linear(flat, z, s.seq * s.width, s.latent, more);
   const int up = tensor("from_latent", 1, s.seq * s.width);
-  linear(z, up, s.latent, s.seq * s.width, 0);
+  linear(z, up, s.latent, s.seq * s.width, more);
   const int upv = tensor("from_latent/view", s.seq, s.width, up);
   const int d = tensor("dec", s.seq, s.width);
   norm(upv, d, s.width, gelu);
   const int r = tensor("out", s.seq, s.slice);
-  linear(d, r, s.width, s.slice, 0);
+  linear(d, r, s.width, s.slice, more);
   const int recon = tensor("recon", 1, s.seq * s.slice, r);
   c.tensors[recon].output = 0;
   return c;

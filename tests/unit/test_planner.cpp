@@ -176,14 +176,23 @@ void check_plan_properties(const Plan& plan) {
   };
   std::set<int> written(plan.input_slots.begin(), plan.input_slots.end());
   for (int s : plan.input_slots) live[s] = {-1, -1};
+  // Views left out of the schedule: the output sits on its input's bytes, written when the input is.
+  std::map<int, int> view_root;
+  for (auto& v : plan.views) {
+    CHECK(plan.slots[v.output].offset == plan.slots[v.input].offset);
+    CHECK(!plan.slots[v.input].is_constant);
+    view_root[v.output] = view_root.count(v.input) ? view_root[v.input] : v.input;
+    root[v.output] = v.input;
+  }
+  auto source_of = [&](int s) { return view_root.count(s) ? view_root[s] : s; };
   for (int i = 0; i < n_steps; ++i) {
     const Step& step = plan.steps[i];
     for (int s : step.inputs) {
       if (s < 0 || plan.slots[s].is_constant) continue;
       // (b) written before read: a graph input or the output of an earlier step.
-      CHECK_MESSAGE(written.count(s), "step ", i, " ", step.node.label(), " reads '", plan.slots[s].name,
+      CHECK_MESSAGE(written.count(source_of(s)), "step ", i, " ", step.node.label(), " reads '", plan.slots[s].name,
                     "' before it is written");
-      live[s].last = std::max(live[s].last, i);
+      live[source_of(s)].last = std::max(live[source_of(s)].last, i);  // an elided view lives as its source
     }
     for (int s : step.outputs) {
       if (s < 0) continue;
@@ -199,7 +208,7 @@ void check_plan_properties(const Plan& plan) {
     }
   }
   for (int s : plan.output_slots)
-    if (!plan.slots[s].is_constant) live[s].last = kEnd;
+    if (!plan.slots[s].is_constant) live[source_of(s)].last = kEnd;
 
   auto bytes_of = [&](int s) {
     return static_cast<size_t>(numel_of(plan.slots[s].info.shape)) * dtype_size(plan.slots[s].info.dtype);
@@ -241,8 +250,9 @@ TEST_CASE("planner: random graphs plan without overlap, in order, and compute th
     RandomGraph r = random_graph(gen, trial);
     auto plan = test::plan_cpu(r.graph, r.shapes);
     check_plan_properties(*plan);
-    total_steps += plan->steps.size();
+    total_steps += plan->steps.size() + plan->views.size();
     for (auto* op : {"Reshape", "Identity", "Squeeze", "Unsqueeze"}) total_views += test::steps_of(*plan, op).size();
+    total_views += plan->views.size();
 
     auto planned = test::run_plan(*plan, r.inputs);
     auto reference = test::run_node_by_node(r.graph, r.inputs);

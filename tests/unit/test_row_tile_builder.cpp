@@ -186,4 +186,22 @@ TEST_CASE("row-tile layout: other sizes of the architecture, and what it decline
   c = ssa_chain(Shape{}, Elem::BF16, rng, low_bits);
   c.ops[1].act = 1;  // ReLU after the embedding's LayerNorm
   CHECK(declined(c).find("the embedding's LayerNorm") != std::string::npos);
+  // A non-positive score scale (the kernel takes the softmax's maximum on unscaled scores).
+  c = ssa_chain(Shape{}, Elem::BF16, rng, low_bits);
+  for (ChainOp& op : c.ops)
+    if (op.op == OpCode::Attention) op.scale = -0.25f;
+  CHECK(declined(c).find("attention scale") != std::string::npos);
+}
+
+TEST_CASE("row-tile layout: GELU after every Linear is kept in the model (the kernel's out-of-line path)") {
+  std::mt19937 rng(6);
+  Shape s;
+  s.gelu_everywhere = true;
+  const RtModel m = build_ok(ssa_chain(s, Elem::BF16, rng, low_bits)).model;
+  constexpr int kGeluAct = 2;  // dev::Act::Gelu
+  for (const RtLinear* l : {&m.embed, &m.block[0].proj, &m.block[1].fc2, &m.enc, &m.dec, &m.out})
+    CHECK(l->act == kGeluAct);
+  CHECK(m.block[0].fc1.act == kGeluAct);
+  CHECK(m.embed_norm.act == kGeluAct);
+  CHECK(m.final_norm.act == 0);
 }
