@@ -322,9 +322,8 @@ void elide_views(Plan& plan) {
       in = step.inputs[at];
       out = step.outputs[0];
     }
-    const bool alias = in >= 0 && out >= 0 && !plan.slots[in].is_constant && !plan.slots[out].is_constant &&
-                       plan.slots[in].offset == plan.slots[out].offset &&
-                       plan.slots[in].info.dtype == plan.slots[out].info.dtype;
+    const bool alias =
+        in >= 0 && out >= 0 && !plan.slots[in].is_constant && plan.slots[in].offset == plan.slots[out].offset;
     if (alias)
       plan.views.push_back(ElidedView{step.node, in, out});
     else
@@ -337,8 +336,8 @@ void bind_contexts(Plan& plan) {
   for (auto& step : plan.steps) {
     step.ctx = KernelContext{};
     for (int s : step.inputs)
-      step.ctx.inputs.push_back(s < 0 ? TensorRef{} : TensorRef{plan.slot_data(s), plan.slots[s].info.dtype,
-                                                                  plan.slots[s].info.shape});
+      step.ctx.inputs.push_back(
+          s < 0 ? TensorRef{} : TensorRef{plan.slot_data(s), plan.slots[s].info.dtype, plan.slots[s].info.shape});
     for (int s : step.outputs)
       step.ctx.outputs.push_back(s < 0 ? TensorRef{} : TensorRef{plan.slot_data(s), plan.slots[s].info.dtype,
                                                                    plan.slots[s].info.shape});

@@ -177,22 +177,19 @@ void check_plan_properties(const Plan& plan) {
   std::set<int> written(plan.input_slots.begin(), plan.input_slots.end());
   for (int s : plan.input_slots) live[s] = {-1, -1};
   // Views left out of the schedule: the output sits on its input's bytes, written when the input is.
-  std::map<int, int> view_root;
   for (auto& v : plan.views) {
     CHECK(plan.slots[v.output].offset == plan.slots[v.input].offset);
     CHECK(!plan.slots[v.input].is_constant);
-    view_root[v.output] = view_root.count(v.input) ? view_root[v.input] : v.input;
     root[v.output] = v.input;
   }
-  auto source_of = [&](int s) { return view_root.count(s) ? view_root[s] : s; };
   for (int i = 0; i < n_steps; ++i) {
     const Step& step = plan.steps[i];
     for (int s : step.inputs) {
       if (s < 0 || plan.slots[s].is_constant) continue;
       // (b) written before read: a graph input or the output of an earlier step.
-      CHECK_MESSAGE(written.count(source_of(s)), "step ", i, " ", step.node.label(), " reads '", plan.slots[s].name,
+      CHECK_MESSAGE(written.count(root_of(s)), "step ", i, " ", step.node.label(), " reads '", plan.slots[s].name,
                     "' before it is written");
-      live[source_of(s)].last = std::max(live[source_of(s)].last, i);  // an elided view lives as its source
+      live[root_of(s)].last = std::max(live[root_of(s)].last, i);  // an elided view lives as its source
     }
     for (int s : step.outputs) {
       if (s < 0) continue;
@@ -208,7 +205,7 @@ void check_plan_properties(const Plan& plan) {
     }
   }
   for (int s : plan.output_slots)
-    if (!plan.slots[s].is_constant) live[source_of(s)].last = kEnd;
+    if (!plan.slots[s].is_constant) live[root_of(s)].last = kEnd;
 
   auto bytes_of = [&](int s) {
     return static_cast<size_t>(numel_of(plan.slots[s].info.shape)) * dtype_size(plan.slots[s].info.dtype);
