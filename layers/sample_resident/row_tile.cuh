@@ -26,6 +26,7 @@
 // stall samples), so what repeats runs through one copy: the attention of either query tile, every LayerNorm of the
 // chain (the stages differ only in where the rows come from and go), and the GELU of products that seldom carry one
 // (out of line); the MLP's GELU and the LayerNorms' stay inline.
+// At small batches row_heads.cuh shares a tile among four warps, one head each, on the same stage loop (run_tiles).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -50,6 +51,7 @@ struct Args {
   void* recon = nullptr;
   void* latent = nullptr;
   int64_t batch = 0;
+  long long* trace = nullptr;  // the lab's stage timeline (IE_RT_TRACE builds only; see run_tiles)
 };
 
 __device__ __forceinline__ int lane_id() { return threadIdx.x & 31; }
@@ -360,10 +362,16 @@ __device__ __forceinline__ void attend(uint32_t (&y)[D / 16][4], const uint32_t 
   }
 }
 
+// IE_RT_X_EARLY: the tile's input loaded at the tile's start (lab A/B).
+#ifndef IE_RT_X_EARLY
+#define IE_RT_X_EARLY 1
+#endif
+
 // Everything one warp does for its samples in one stage, and the CTA-wide encoder and decoder. The warp's rows
 // 0 .. 16 MT - 1 hold its spw samples one after another; a lane holds rows 16 m + g + 8 h (tile m, half h), of
-// sample id[m][h] (spw or more: padding) at position pos[m][h].
-template <class T, int D, int HD, int MT>
+// sample id[m][h] (spw or more: padding) at position pos[m][h]. kXEarly: the tile's input loaded at its start
+// (load_x; where the registers allow).
+template <class T, int D, int HD, int MT, bool kXEarly = false>
 struct Tile {
   static constexpr int NT = D / 8, KT = D / 16;
   const Args& a;
@@ -421,27 +429,59 @@ struct Tile {
     norm_rows<T>(acc, f, m.embed_norm);
     save_rows(hw, acc);
   }
-  // x rows -> the embedding Linear with its activation.
-  __device__ void embed_rows(float (&acc)[MT][NT][4], const unsigned char* w) const {
-    const int lane = lane_id(), q = lane & 3, P = m.slice, kt = P / 16;
-    int64_t row[MT][2];  // element offset of each of the lane's rows in x, or -1
+  // The lane's pairs of x in the embedding's k-step kk (A fragment order), zeros on padding rows and past the batch.
+  __device__ void x_pairs(float2 (&v)[MT][4], int kk) const {
+    const int q = lane_id() & 3, P = m.slice;
 #pragma unroll
     for (int t = 0; t < MT; ++t)
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
-        row[t][h] = real(t, h) && sample(t, h) < a.batch ? (sample(t, h) * m.seq + pos[t][h]) * P + 2 * q : -1;
+      for (int i = 0; i < 4; ++i) {
+        const int h = i & 1, c = kk * 16 + 8 * (i >> 1);
+        v[t][i] = make_float2(0.f, 0.f);
+        if (real(t, h) && sample(t, h) < a.batch)
+          v[t][i] = global_pair(a.x, (sample(t, h) * m.seq + pos[t][h]) * P + 2 * q + c, m.x_elem);
+      }
+  }
+  __device__ static void pack_x(uint32_t (&ax)[MT][1][4], const float2 (&v)[MT][4]) {
+#pragma unroll
+    for (int t = 0; t < MT; ++t)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) ax[t][0][i] = dev::pack_pair<T>(v[t][i].x, v[t][i].y);
+  }
+#if IE_RT_X_EARLY
+  // Slices of up to 32 (two k-steps): the tile's input is loaded when the tile starts, before its first stage waits
+  // for the weights (at batch 1 the loads' latency was most of the embedding stage); kept as loaded (packing them
+  // would wait for them there). Those registers stay live across the whole stage loop: only where the kernel has
+  // registers to spare (not at two tiles a warp, not in 512 threads; both spill then).
+  float2 xa[2][MT][4];
+  __device__ void load_x() {
+    if (!kXEarly || m.slice > 32) return;
+    x_pairs(xa[0], 0);
+    if (m.slice > 16) x_pairs(xa[1], 1);
+  }
+#else
+  __device__ void load_x() {}
+#endif
+  // x rows -> the embedding Linear with its activation.
+  __device__ void embed_rows(float (&acc)[MT][NT][4], const unsigned char* w) const {
+    const int kt = m.slice / 16;
     bias_init(acc, f, m.embed, 0);
     for (int kk = 0; kk < kt; ++kk) {
       uint32_t ax[MT][1][4];
+      float2 v[MT][4];
+#if IE_RT_X_EARLY
+      if (kXEarly && kt <= 2) {
 #pragma unroll
-      for (int t = 0; t < MT; ++t)
+        for (int t = 0; t < MT; ++t)
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int h = i & 1, c = kk * 16 + 8 * (i >> 1);
-          float2 v = make_float2(0.f, 0.f);
-          if (row[t][h] >= 0) v = global_pair(a.x, row[t][h] + c, m.x_elem);
-          ax[t][0][i] = dev::pack_pair<T>(v.x, v.y);
-        }
+          for (int i = 0; i < 4; ++i) v[t][i] = kk == 0 ? xa[0][t][i] : xa[1][t][i];
+      } else {
+        x_pairs(v, kk);
+      }
+#else
+      x_pairs(v, kk);
+#endif
+      pack_x(ax, v);
       mma_rows<T, MT, 1, NT / 2>(acc, ax, w + m.embed.w, kt, 0, kk);
     }
     activate<T>(acc, m.embed.act);
@@ -590,10 +630,12 @@ struct Tile {
         }
       }
   }
-  // ap (the decoder's rows through dec_norm, packed) -> the output Linear -> recon.
-  __device__ void out_product(const uint32_t (&ap)[MT][KT][4], const unsigned char* w) const {
+  // ap (the decoder's rows through dec_norm, packed) -> the output Linear -> recon: its 16-column groups first,
+  // first + step, ... (warps that share the rows split them).
+  __device__ void out_product(const uint32_t (&ap)[MT][KT][4], const unsigned char* w, int first = 0,
+                              int step = 1) const {
     const int q = lane_id() & 3, P = m.slice;
-    for (int c = 0; c < P / 16; ++c) {
+    for (int c = first; c < P / 16; c += step) {
       float acc[MT][2][4];
       bias_init(acc, f, m.out, 16 * c);
       mma_rows<T, MT, KT, 1>(acc, ap, w + m.out.w, KT, c, 0);
@@ -706,25 +748,44 @@ __device__ __forceinline__ void prefetch_stage(const Args& a, const dev::Slots& 
   dev::slots_issue(q, a.weights + a.m.stage_off[stage], static_cast<uint32_t>(a.m.stage_bytes[stage]), ws);
 }
 
-template <class T, int D, int HD, int MT, int kThreads>
-__global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_constant__ Args a) {
-  extern __shared__ __align__(128) unsigned char smem[];
+// What the row-tile kernels share: the start (the slots' barriers, the floats and the first stage's weights in
+// flight together, one wait before the first stage: at batch 1 the start is on the critical path; the flat rows and
+// latents past the tile's samples zeroed, as they are never written but are MMA inputs) and the persistent loop
+// over tiles and stages: a barrier per stage, the next stage's weights prefetched into the other slot, then
+// rows(kind, block, weights, busy) for the warp's rows (kind: 0 the embedding, 1 an attention, 2 an MLP, 3 the
+// final LayerNorm, 5 the output Linear; busy: the warp's rows hold samples of the batch) and the CTA-wide encoder
+// and decoder. set_tile(first sample) is called before each tile.
+// IE_RT_TRACE (lab builds): lane 0 of every warp of CTA 0 records clock64() at the start and, for its first tile,
+// at four edges of each stage (before the weights' wait, after the stage barrier, after the rows' work, after the
+// encoder or decoder) into a.trace[(1 + 4 stage + edge) x 32 + warp].
+#ifndef IE_RT_TRACE
+#define IE_RT_TRACE 0
+#endif
+constexpr int kRtTraceEdges = 1 + 4 * kRtMaxStages;
+
+template <class T, class SetTile, class Rows>
+__device__ __forceinline__ void run_tiles(const Args& a, unsigned char* smem, float* fl, int local0, SetTile&& set_tile,
+                                          Rows&& rows) {
   const RtModel& m = a.m;
+#if IE_RT_TRACE
+  const bool traced = a.trace && blockIdx.x == 0 && lane_id() == 0;
+  auto mark = [&](int edge) {
+    if (traced && edge < kRtTraceEdges) a.trace[edge * 32 + (threadIdx.x >> 5)] = clock64();
+  };
+#else
+  auto mark = [](int) {};
+#endif
+  mark(0);
   const int64_t tiles = (a.batch + m.tile - 1) / m.tile;
-  if (static_cast<int64_t>(blockIdx.x) >= tiles) return;
-  // The floats and the first stage's weights in flight together (one wait before the first stage): at batch 1
-  // the kernel's start is on the critical path.
   const dev::Slots q{smem + m.slots, m.slot_bytes, reinterpret_cast<uint64_t*>(smem + m.bars_smem)};
   dev::WeightStream ws;
   dev::init_slots(q);
   prefetch_stage(a, q, ws, 0);
-  float* fl = reinterpret_cast<float*>(smem + m.floats_smem);
   const int float_chunks = m.floats_count / 4;
   for (int i = threadIdx.x; i < float_chunks; i += blockDim.x) dev::cp_async16(fl + 4 * i, a.floats + 4 * i, true);
   for (int i = 4 * float_chunks + threadIdx.x; i < m.floats_count; i += blockDim.x) fl[i] = __ldg(a.floats + i);
   dev::cp_async_commit();
-  {  // the flat rows and latents past the tile's samples are never written: zeros (finite MMA inputs); both
-     // regions are 128-byte aligned with 16-byte row strides
+  {  // both regions are 128-byte aligned with 16-byte row strides
     const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
     auto* p = reinterpret_cast<uint4*>(smem + m.flat_smem);
     for (int i = threadIdx.x; i < m.mtiles * 16 * m.flat_stride / 16; i += blockDim.x) p[i] = zero;
@@ -732,34 +793,58 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
     for (int i = threadIdx.x; i < m.mtiles * 16 * m.z_stride / 16; i += blockDim.x) p[i] = zero;
   }
   __syncthreads();  // the slots' barriers are initialized before anyone waits on them
-  const int warp = threadIdx.x >> 5;
-  float* hw = reinterpret_cast<float*>(smem + m.h_smem + warp * m.h_warp_bytes);
-  Tile<T, D, HD, MT> t{a, m, smem, fl, hw, 0, warp * m.spw};
-  t.init_rows();
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    t.sample0 = tile * m.tile;
+    const int64_t sample0 = tile * m.tile;
+    set_tile(sample0);
     const bool more = tile + gridDim.x < tiles;
+    const int e0 = tile == blockIdx.x ? 1 : kRtTraceEdges;  // the first tile's stages are traced
     for (int st = 0; st < m.stages; ++st) {
+      mark(e0 + 4 * st);
       dev::cp_async_wait<0>();  // the floats (the first stage)
       const int slot = dev::slots_wait(q, ws);
       __syncthreads();  // the floats are visible; every warp is done with the other slot
+      mark(e0 + 4 * st + 1);
       const int next = st + 1 < m.stages ? st + 1 : (more ? 0 : -1);
       if (next >= 0) prefetch_stage(a, q, ws, next);
       const unsigned char* w = smem + m.slots + slot * m.slot_bytes;
       // A warp whose samples all lie past the batch (the last tile of a small batch) only keeps the barriers: the
       // warps that have work get their schedulers to themselves (its rows in the flat buffer stay finite).
-      const bool busy = t.sample0 + t.local0 < a.batch;
+      const bool busy = sample0 + local0 < a.batch;
       auto runs = [&](int stage) { return (m.skip >> stage & 1) == 0; };
-      // The stage's kind: 0 the embedding, 1 an attention, 2 an MLP, 3 the encoder, 4 the decoder, 5 the output
-      // Linear (RtModel::skip's bits).
+      // The stage's kind (RtModel::skip's bits).
       const int kind = st == 0 ? 0 : st <= 2 * m.blocks ? 2 - (st & 1) : st - 2 * m.blocks + 2;
       const RtBlock& b = m.block[kind == 1 || kind == 2 ? (st - 1) >> 1 : 0];
-      const bool work = busy && runs(kind) && kind != 4;
-      if constexpr (MT >= 2 && IE_RT_NORM_SHARED) {
-        // Every LayerNorm of the chain through one copy of its code (the stages differ only in where the rows
-        // come from and where they go): at two tiles a warp the code is larger than the instruction cache.
-        if (work) {
-          float v[MT][Tile<T, D, HD, MT>::NT][4];
+      if (busy && runs(kind) && kind != 4) rows(kind, b, w);
+      mark(e0 + 4 * st + 2);
+      if (kind == 3 && runs(3)) encode<T>(a, m, smem, fl, w, sample0);
+      if (kind == 4 && runs(4)) decode<T>(m, smem, fl, w);
+      mark(e0 + 4 * st + 3);
+    }
+  }
+}
+
+template <class T, int D, int HD, int MT, int kThreads>
+__global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_constant__ Args a) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  const RtModel& m = a.m;
+  if (static_cast<int64_t>(blockIdx.x) * m.tile >= a.batch) return;
+  float* fl = reinterpret_cast<float*>(smem + m.floats_smem);
+  const int warp = threadIdx.x >> 5;
+  float* hw = reinterpret_cast<float*>(smem + m.h_smem + warp * m.h_warp_bytes);
+  using Rows = Tile<T, D, HD, MT, MT == 1 && kThreads <= 384>;
+  Rows t{a, m, smem, fl, hw, 0, warp * m.spw};
+  t.init_rows();
+  run_tiles<T>(
+      a, smem, fl, t.local0,
+      [&](int64_t sample0) {
+        t.sample0 = sample0;
+        t.load_x();
+      },
+      [&](int kind, const RtBlock& b, const unsigned char* w) {
+        if constexpr (MT >= 2 && IE_RT_NORM_SHARED) {
+          // Every LayerNorm of the chain through one copy of its code (the stages differ only in where the rows
+          // come from and where they go): at two tiles a warp the code is larger than the instruction cache.
+          float v[MT][Rows::NT][4];
           if (kind == 0)
             t.embed_rows(v, w);
           else if (kind == 5)
@@ -777,7 +862,7 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
           } else if (kind == 3) {
             t.flat_store(v);
           } else {
-            uint32_t ap[MT][Tile<T, D, HD, MT>::KT][4];
+            uint32_t ap[MT][Rows::KT][4];
             pack_rows<T>(ap, v);
             if (kind == 1)
               t.attention(b, w, ap);
@@ -786,34 +871,22 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
             else
               t.out_product(ap, w);
           }
-        }
-      } else {
-        if (work && kind == 0) t.embed(w);
-        if (work && (kind == 1 || kind == 2)) {
-          uint32_t ap[MT][Tile<T, D, HD, MT>::KT][4];
-          if (kind == 1) {
-            t.normed(ap, b.ln1);
-            t.attention(b, w, ap);
-          } else {
-            t.normed(ap, b.ln2);
-            t.mlp(b, w, ap);
+        } else {
+          if (kind == 0) t.embed(w);
+          if (kind == 1 || kind == 2) {
+            uint32_t ap[MT][Rows::KT][4];
+            if (kind == 1) {
+              t.normed(ap, b.ln1);
+              t.attention(b, w, ap);
+            } else {
+              t.normed(ap, b.ln2);
+              t.mlp(b, w, ap);
+            }
           }
+          if (kind == 3) t.flatten();
+          if (kind == 5) t.output(w);
         }
-        if (work && kind == 3) t.flatten();
-        if (work && kind == 5) t.output(w);
-      }
-      if (kind == 3 && runs(3)) encode<T>(a, m, smem, fl, w, t.sample0);
-      if (kind == 4 && runs(4)) decode<T>(m, smem, fl, w);
-    }
-  }
-}
-
-// The kernel compiled for a CTA shape of `warps` warps of `mt` tiles: one tile per warp in 384 or 512 threads, two
-// in 256 (the launch bounds cap the registers at 65536 / threads; two tiles need all 255).
-template <class T, int D, int HD>
-void (*kernel_for(int warps, int mt))(Args) {
-  if (mt == 2) return row_tile_kernel<T, D, HD, 2, 256>;
-  return warps <= 12 ? row_tile_kernel<T, D, HD, 1, 384> : row_tile_kernel<T, D, HD, 1, 512>;
+      });
 }
 
 }  // namespace ie::sr::rt

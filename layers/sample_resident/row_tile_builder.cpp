@@ -213,6 +213,41 @@ bool recognize_row_tile(const ChainSpec& spec, const RowTilePack& pack, RtBuilt*
   return true;
 }
 
+// The shared-memory plan of `m` (two weight slots of `slot` bytes, the residual streams of `owners` warps or warp
+// groups); false (with the reason) past `limit` bytes.
+bool layout_row_tile(RtModel& m, int owners, int slot, int limit, std::string* why) {
+  const int D = m.width, S = m.seq;
+  int at = align_up(m.floats_count * 4, 128);
+  m.slots = at, m.slot_bytes = align_up(slot, 128);
+  at += 2 * m.slot_bytes;
+  m.h_smem = at, m.h_warp_bytes = m.mt * 16 * D * 4;
+  at += owners * m.h_warp_bytes;
+  m.y_smem = m.u_smem = 0;
+  if (m.group > 1) {
+    m.y_smem = at;
+    at += align_up(owners * (D / 16) * 512, 128);
+    m.u_smem = at;
+    at += align_up(owners * (m.hidden / 16) * 512, 128);
+  }
+  const int split = std::max(1, m.warps / m.mtiles), rows = m.mtiles * 16;
+  if (split * rows * m.latent * 4 <= owners * m.h_warp_bytes) {
+    m.scratch_smem = m.h_smem;  // the residual streams are dead while the encoder sums
+  } else {
+    m.scratch_smem = at;
+    at += align_up(split * rows * m.latent * 4, 128);
+  }
+  m.flat_smem = at, m.flat_stride = odd_chunks(S * D * 2);
+  at += align_up(rows * m.flat_stride, 128);
+  m.z_smem = at, m.z_stride = odd_chunks(m.latent * 2);
+  at += align_up(rows * m.z_stride, 128);
+  m.bars_smem = at;
+  at += 16;
+  m.smem_bytes = at;
+  if (at > limit)
+    return fail(why, "a tile of ", m.tile, " samples needs ", at, " bytes of shared memory, over ", limit);
+  return true;
+}
+
 bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* result, std::string* why) {
   if (spec.compute == Elem::F32) return fail(why, "the kernel computes on fp16 or bf16 Tensor Cores");
   RtBuilt b;
@@ -248,30 +283,15 @@ bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* resu
     off += static_cast<int64_t>(stages[i].size());
     slot = std::max(slot, static_cast<int>(stages[i].size()));
   }
-  m.warps = budget.warps, m.mt = budget.mt, m.spw = 16 * m.mt / S;
-  m.tile = m.warps * m.spw, m.mtiles = (m.tile + 15) / 16;
+  m.warps = budget.warps, m.mt = budget.mt, m.spw = 16 * m.mt / S, m.group = budget.group;
+  if (m.group > 1 && (m.mt != 1 || m.group != m.heads || m.warps % m.group))
+    return fail(why, "row tiles shared by ", m.group, " warps need one tile a warp group, one head a warp (", m.heads,
+                " heads) and whole groups (", m.warps, " warps)");
+  const int owners = m.warps / m.group;  // warps or warp groups that own row tiles
+  if (m.group > 1 && owners > 15) return fail(why, owners, " warp groups (a named barrier each: up to 15)");
+  m.tile = owners * m.spw, m.mtiles = (m.tile + 15) / 16;
   m.floats_count = static_cast<int>(b.floats.size());
-  int at = align_up(m.floats_count * 4, 128);
-  m.slots = at, m.slot_bytes = align_up(slot, 128);
-  at += 2 * m.slot_bytes;
-  m.h_smem = at, m.h_warp_bytes = m.mt * 16 * D * 4;
-  at += m.warps * m.h_warp_bytes;
-  const int split = std::max(1, m.warps / m.mtiles), rows = m.mtiles * 16;
-  if (split * rows * m.latent * 4 <= m.warps * m.h_warp_bytes) {
-    m.scratch_smem = m.h_smem;  // the residual streams are dead while the encoder sums
-  } else {
-    m.scratch_smem = at;
-    at += align_up(split * rows * m.latent * 4, 128);
-  }
-  m.flat_smem = at, m.flat_stride = odd_chunks(S * D * 2);
-  at += align_up(rows * m.flat_stride, 128);
-  m.z_smem = at, m.z_stride = odd_chunks(m.latent * 2);
-  at += align_up(rows * m.z_stride, 128);
-  m.bars_smem = at;
-  at += 16;
-  m.smem_bytes = at;
-  if (at > budget.smem_bytes)
-    return fail(why, "a tile of ", m.tile, " samples needs ", at, " bytes of shared memory, over ", budget.smem_bytes);
+  if (!layout_row_tile(m, owners, slot, budget.smem_bytes, why)) return false;
   *result = std::move(b);
   return true;
 }

@@ -26,6 +26,7 @@ struct RtBudget {
   int smem_bytes = 227 * 1024;
   int warps = 8;  // per CTA
   int mt = 2;     // 16-row MMA tiles per warp (whole samples packed into them)
+  int group = 1;  // warps per 16-row tile, a head each (row_heads.cuh; then mt = 1 and group = heads)
 };
 
 struct RtBuilt {

@@ -58,6 +58,9 @@ struct RtModel {
   // whole samples one after another (rows past them are padding); a tile of warps x spw samples; mtiles: the
   // 16-sample MMA tiles of the encoder and decoder.
   int32_t warps = 8, mt = 2, spw = 3, tile = 24, mtiles = 2;
+  // Warps that share one 16-row tile, one attention head each (row_heads.cuh; 1: a warp owns its rows alone). With
+  // group > 1: mt = 1, `warps` / group row tiles of spw samples, and the h streams below are per row tile.
+  int32_t group = 1;
   // Shared memory (byte offsets).
   int32_t smem_bytes = 0;
   int32_t floats_smem = 0, floats_count = 0;
@@ -66,6 +69,7 @@ struct RtModel {
   int32_t flat_smem = 0, flat_stride = 0;  // the tile's samples as flat rows (encoder input, decoder output)
   int32_t z_smem = 0, z_stride = 0;        // the latents as the decoder's A operand
   int32_t scratch_smem = 0;                // the encoder's split-K sums (over the residual streams)
+  int32_t y_smem = 0, u_smem = 0;          // group > 1: each row tile's attention output and MLP hidden (A fragments)
   int32_t bars_smem = 0;                   // the two weight slots' mbarriers (16 bytes)
   // Global tensors: the input, then the outputs recon and latent, with their element types.
   Elem x_elem = Elem::F32, recon_elem = Elem::F32, latent_elem = Elem::F32;

@@ -1,6 +1,7 @@
 // ie.SampleResident on the fused "cuda" kernel set. A chain of the pre-LN transformer autoencoder's form (the SSA
 // at any size the row-tile kernel is compiled for) runs on the row-tile kernel (row_tile.cuh: samples in
-// registers, faster than the per-step kernels at every batch); a classifier head (a product with an activation, a
+// registers, faster than the per-step kernels at every batch; up to about one wave of samples, four warps share
+// each sample, one attention head each: row_heads.cuh); a classifier head (a product with an activation, a
 // second product, a softmax: the conv net's fc3 -> fc4 -> softmax) on a head kernel (head_mma.cuh, head_kernel.cuh);
 // any other chain is compiled into the program of the interpreting kernel (sample_resident.cuh). Either way the layout
 // is made once per engine at plan time and uploaded as prepared constants, then one launch per run. Declines, and the
@@ -21,7 +22,7 @@
 #include "layers/sample_resident/head_builder.h"
 #include "layers/sample_resident/head_kernel.cuh"
 #include "layers/sample_resident/head_mma.cuh"
-#include "layers/sample_resident/row_tile.cuh"
+#include "layers/sample_resident/row_heads.cuh"
 #include "layers/sample_resident/row_tile_builder.h"
 #include "layers/sample_resident/row_tile_cta.h"
 #include "layers/sample_resident/sample_resident.cuh"
@@ -62,8 +63,8 @@ Tensor bytes_tensor(const void* data, size_t bytes) {
 template <class T>
 int row_tile_per_sm(const sr::RtModel& m, const dev::DeviceLimits& limits) {
   int per_sm = 0;
-  if (dev::resident_blocks(sr::rt::kernel_for<T, 64, 16>(m.warps, m.mt), m.warps * 32, m.smem_bytes, limits.smem_optin,
-                           &per_sm) != cudaSuccess)
+  if (dev::resident_blocks(sr::rt::kernel_for<T, 64, 16>(m.warps, m.mt, m.group), m.warps * 32, m.smem_bytes,
+                           limits.smem_optin, &per_sm) != cudaSuccess)
     return 0;
   return per_sm;
 }
@@ -76,7 +77,7 @@ std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpe
   for (const sr::RtCtaShape& shape : sr::kRtCtaShapes) {
     sr::RtBudget budget;
     budget.smem_bytes = limits.smem_optin;
-    budget.warps = shape.warps, budget.mt = shape.mt;
+    budget.warps = shape.warps, budget.mt = shape.mt, budget.group = shape.group;
     sr::RtBuilt b;
     if (!sr::build_row_tile(spec, budget, &b, why)) continue;
     const int per_sm = spec.compute == sr::Elem::F16 ? row_tile_per_sm<__half>(b.model, limits)
@@ -102,7 +103,7 @@ std::unique_ptr<Kernel> make_row_tile(const KernelInit& init, const sr::ChainSpe
   std::unique_ptr<Kernel> kernel;
   cuda::dispatch_device<__half, __nv_bfloat16>(compute, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto* fn = sr::rt::kernel_for<T, 64, 16>(model.warps, model.mt);
+    auto* fn = sr::rt::kernel_for<T, 64, 16>(model.warps, model.mt, model.group);
     int per_sm = 0;
     if (dev::resident_blocks(fn, model.warps * 32, model.smem_bytes, limits.smem_optin, &per_sm) != cudaSuccess ||
         per_sm < 1)

@@ -8,7 +8,8 @@
 #
 # The lab is built with -lineinfo (plus the sources named in its "// lab-sources:" line; LAB_BIN=PATH: a lab
 # binary already built so); ncu profiles the first
-# launch of a kernel whose mangled name contains KERNEL_SUBSTRING; the top 60 lines are printed.
+# launch of a kernel whose mangled name contains KERNEL_SUBSTRING; the top 60 lines are printed. NCU_ARGS: more ncu
+# options (e.g. --warp-sampling-interval 0 for the few samples of a batch-1 launch).
 set -euo pipefail
 src=${1:?usage: profile_lines.sh LAB.cu KERNEL_SUBSTRING [LAB ARGUMENTS...]}
 kernel=${2:?usage: profile_lines.sh LAB.cu KERNEL_SUBSTRING [LAB ARGUMENTS...]}
@@ -20,7 +21,7 @@ if [[ -n ${LAB_BIN:-} ]]; then  # a lab already built from LAB.cu with -lineinfo
 else
   nvcc -O3 -lineinfo -std=c++17 -gencode arch=compute_90a,code=sm_90a -I. "$src" $extra -o "$work/lab"
 fi
-ncu --clock-control none --kernel-name-base mangled -k "regex:$kernel" -c 1 --section SourceCounters -o "$work/report" "$work/lab" "$@" > /dev/null
+ncu --clock-control none ${NCU_ARGS:-} --kernel-name-base mangled -k "regex:$kernel" -c 1 --section SourceCounters -o "$work/report" "$work/lab" "$@" > /dev/null
 ncu --import "$work/report.ncu-rep" --page source --csv --print-source sass > "$work/sass.csv"
 (cd "$work" && cuobjdump -xelf all lab > /dev/null && for f in *.cubin; do nvdisasm -g -c "$f"; done > all.sass)
 # The standard library only: the project's interpreter (tools/python_env.sh) unless PYTHON=... chooses another.

@@ -11,7 +11,8 @@
 //                                    # rttime: those timings alone; rtcheck: those checks alone;
 //                                    # rtlat: batch 1 on each CTA shape, each stage left out in turn;
 //                                    # rtone [CFG [BATCH]]: one row-tile launch at 65536 (or BATCH) for ncu,
-//                                    # CFG = warps x 10 + tiles)
+//                                    # CFG = group x 1000 + warps x 10 + tiles; rttrace [CFG [BATCH]]: the stage
+//                                    # timeline of CTA 0, in a -DIE_RT_TRACE=1 build)
 // lab-sources: layers/sample_resident/sample_resident_builder.cpp layers/sample_resident/row_tile_builder.cpp
 //
 // Variants and figures (H200, SSA shape, bf16, median of 50 launches over 3 rotated inputs; batch 65536, and
@@ -159,6 +160,33 @@
 //       unchanged; PTX 7,902 -> 5,776, spill stores 140 -> 28 bytes. Kept (IE_RT_GELU_OUT_OF_LINE). Its checks
 //       include a chain with GELU after every Linear (Shape::gelu_everywhere), which found the encoder's activation
 //       accepted and ignored (now applied). The engine in the same call: bf16 at 65536 0.9399 ms, fp16 1.0139.
+//   R18-R21: small batches (tools/results/h200/row_heads/call_a .. call_e; ms with the launch, two rounds unless
+//   said; "HEAD": the previous header built in the same call).
+//   R18. warp groups sharing a 16-row tile, one attention head a warp (layers/sample_resident/row_heads.cuh; configs
+//       4041, 4081, 4161 = group x 1000 + warps x 10 + 1): each warp normalizes whole rows itself, computes q, k, v
+//       and the attention of its head, the projection's and fc2's columns of its head and a share of fc1's chunks;
+//       the attention output and the MLP hidden go through the group's shared A fragments (two group barriers a
+//       block). call_a: batch 1 4041 0.0247 / 0.0254, 4081 0.0239 / 0.0244 against 4 x 1 (HEAD) 0.0277 / 0.0269;
+//       32: 4041 0.0263 / 0.0270 against 0.0281 / 0.0273; past one wave they lose (512: 4161 0.0330 against 4 x 1's
+//       0.0284; 65536: 4161 3.18). Work at batch 1 (rtlat: each stage's work left out, and all of it) about 13.7 us
+//       against 4 x 1's 18; with every stage's work left out 12.8 us (an empty kernel 5.7).
+//   R19. tried (call_b): the weight stages through a ring of up to four slots, three stages in flight, where shared
+//       memory allows: batch 1 unchanged (4041 0.0268 / 0.0280 against two slots' 0.0278 / 0.0278; with every
+//       stage's work left out 12.8 us either way), 4 x 1 at 65536 2.79 against HEAD's 2.61. Dropped: the stages do
+//       not wait for the stream.
+//   R20. the stage timeline (-DIE_RT_TRACE=1, rttrace CFG BATCH: clock64 at each stage's edges in CTA 0; call_c):
+//       4041 at batch 1 from the CTA's start: start 0.95 us, the embedding (the group's first warp) 2.46, attention
+//       1.6, MLP 1.35, final LayerNorm 0.86 and the CTA-wide encoder 1.76, decoder 1.74, output Linear 1.3: 16.8 us.
+//       8 x 2 at 65536 (CTA 0's first tile): embedding 6.3-7.6, attention 6.0, MLP 4.6, encoder 1.8 + 2.3, decoder
+//       2.1, output 3.2.
+//   R21. the embedding's input: all of a k-step's pairs loaded before any is packed (x_pairs, then pack_x; before,
+//       each load fed its own conversion) and, in one-tile shapes with registers to spare (4 and 12 warps, the warp
+//       groups), loaded when the tile starts, before its first stage waits for the weights (IE_RT_X_EARLY). A first
+//       try that packed at the tile's start waited for the loads there (call_d: the first barrier 1.01 -> 2.71 us).
+//       call_e, one round against HEAD: 8 x 2 at 65536 0.9412 -> 0.8526, at 4096 0.0917 -> 0.0873; 16 x 1 1.1887 ->
+//       1.1479; 4 x 1 at 1 0.0260 -> 0.0255 (4081 0.0222, 4041 0.0229); the embedding stage at batch 1 (trace)
+//       2.46 -> 1.30 us of rows. The engine (bench, bf16): 1 0.0231 -> 0.0200 ms, 32 0.0241 -> 0.0220, 512 0.0252
+//       -> 0.0253, 4096 0.0780 -> 0.0771, 65536 0.9399 -> 0.8536; fp16 65536 1.014 -> 0.927.
 //   Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
 #include <cuda_bf16.h>
@@ -174,7 +202,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/sample_resident/row_tile.cuh"
+#include "layers/sample_resident/row_heads.cuh"
 #include "layers/sample_resident/row_tile_builder.h"
 #include "layers/sample_resident/sample_resident.cuh"
 #include "layers/sample_resident/sample_resident_builder.h"
@@ -257,10 +285,11 @@ struct RtRunner {
   RtBuilt built;
   unsigned char* d_w = nullptr;
   float* d_f = nullptr;
+  long long* trace = nullptr;  // IE_RT_TRACE builds: the stage timeline of CTA 0
   int grid_cap = 0;
   template <class T>
-  static void (*kernel(int mt, int warps))(rt::Args) {
-    return rt::kernel_for<T, 64, 16>(warps, mt);
+  static void (*kernel(const RtModel& m))(rt::Args) {
+    return rt::kernel_for<T, 64, 16>(m.warps, m.mt, m.group);
   }
   template <class T>
   void setup(const Device& dev) {
@@ -268,7 +297,7 @@ struct RtRunner {
     CK(cudaMemcpy(d_w, built.weights.data(), built.weights.size(), cudaMemcpyHostToDevice));
     CK(cudaMalloc(&d_f, built.floats.size() * 4));
     CK(cudaMemcpy(d_f, built.floats.data(), built.floats.size() * 4, cudaMemcpyHostToDevice));
-    auto k = kernel<T>(built.model.mt, built.model.warps);
+    auto k = kernel<T>(built.model);
     CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, dev.smem_optin));
     int per_sm = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, built.model.warps * 32, built.model.smem_bytes));
@@ -278,15 +307,17 @@ struct RtRunner {
   void launch(const float* x, float* recon, float* latent, int64_t batch, cudaStream_t s = 0) {
     rt::Args a;
     a.m = built.model, a.weights = d_w, a.floats = d_f, a.x = x, a.recon = recon, a.latent = latent;
-    a.batch = batch;
+    a.batch = batch, a.trace = trace;
     const int64_t tiles = (batch + built.model.tile - 1) / built.model.tile;
     const int grid = static_cast<int>(std::min<int64_t>(tiles, grid_cap));
-    kernel<T>(built.model.mt, built.model.warps)<<<grid, built.model.warps * 32, built.model.smem_bytes, s>>>(a);
+    kernel<T>(built.model)<<<grid, built.model.warps * 32, built.model.smem_bytes, s>>>(a);
   }
-  int warps() const { return built.model.warps * 10 + built.model.mt; }
+  int warps() const {
+    return (built.model.group > 1 ? built.model.group * 1000 : 0) + built.model.warps * 10 + built.model.mt;
+  }
   int tile() const { return built.model.tile; }
   int smem() const { return built.model.smem_bytes; }
-  const char* name() const { return "rowtile"; }
+  const char* name() const { return built.model.group > 1 ? "heads" : "rowtile"; }
   ~RtRunner() { cudaFree(d_w), cudaFree(d_f); }
 };
 
@@ -310,12 +341,14 @@ static bool build_for(const Device& dev, const ChainSpec& spec, int max_warps, B
   return false;
 }
 
-// The row-tile kernel; config = warps x 10 + MMA tiles per warp (82: 8 warps of 2 tiles, 161: 16 warps of 1).
+// The row-tile kernel; config = group x 1000 + warps x 10 + MMA tiles per warp (82: 8 warps of 2 tiles, 161: 16
+// warps of 1; 4161: 16 warps in groups of 4 sharing a tile, row_heads.cuh).
 static bool build_for(const Device& dev, const ChainSpec& spec, int config, RtBuilt* built, const Shape& s) {
   std::string why;
   RtBudget budget;
   budget.smem_bytes = dev.smem_optin;
-  budget.warps = config / 10;
+  budget.group = std::max(1, config / 1000);
+  budget.warps = config % 1000 / 10;
   budget.mt = config % 10;
   if (build_row_tile(spec, budget, built, &why)) return true;
   std::printf("  rowtile shape seq %d width %d: declined: %s\n", s.seq, s.width, why.c_str());
@@ -384,13 +417,14 @@ static void drop_kind(Program& p, int drop) {
 }
 
 static void drop_stages(Runner& r, int drop) { drop_kind(r.built.program, drop); }
-static void drop_stages(RtRunner& r, int drop) { r.built.model.skip = drop >= 0 ? 1 << drop : 0; }
+// drop 6: every stage's work.
+static void drop_stages(RtRunner& r, int drop) { r.built.model.skip = drop < 0 ? 0 : drop == 6 ? 63 : 1 << drop; }
 static const char* stage_name(const Runner&, int drop) {
   const char* kinds[] = {"Load", "Store", "Linear", "LayerNorm", "Attention"};
   return kinds[drop];
 }
 static const char* stage_name(const RtRunner&, int drop) {
-  const char* stages[] = {"embedding", "attention", "MLP", "encoder", "decoder", "output"};
+  const char* stages[] = {"embedding", "attention", "MLP", "encoder", "decoder", "output", "everything"};
   return stages[drop];
 }
 
@@ -448,6 +482,54 @@ static void time_it(const Device& dev, Elem e, int64_t batch, int max_warps, std
       bytes / med / 1e6);
   for (int i = 0; i < kSets; ++i) cudaFree(dx[i]);
   cudaFree(dr), cudaFree(dz);
+}
+
+// The stage timeline of CTA 0 at `batch` on row-tile shape `config` (a -DIE_RT_TRACE=1 build; the lab's other
+// modes pass no trace): after warm-up launches, one traced launch; per stage, from the first warp's start: when the
+// warps reach its weights' wait, how long the wait and barrier take, each warp's rows, the CTA-wide part.
+static void trace_stages(const Device& dev, int config, int64_t batch, std::mt19937& rng) {
+  Shape s;
+  ChainSpec spec = ssa_chain(s, Elem::BF16, rng, to_bits);
+  RtRunner run;
+  if (!build_for(dev, spec, config, &run.built, s)) return;
+  run.setup<__nv_bfloat16>(dev);
+  const int warps = run.built.model.warps, stages = run.built.model.stages;
+  float *dx, *dr, *dz;
+  std::vector<float> x(batch * s.seq * s.slice);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (auto& v : x) v = nd(rng);
+  CK(cudaMalloc(&dx, x.size() * 4));
+  CK(cudaMemcpy(dx, x.data(), x.size() * 4, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&dr, batch * s.seq * s.slice * 4));
+  CK(cudaMalloc(&dz, batch * s.latent * 4));
+  std::vector<long long> t(rt::kRtTraceEdges * 32, 0);
+  CK(cudaMalloc(&run.trace, t.size() * 8));
+  CK(cudaMemset(run.trace, 0, t.size() * 8));
+  for (int i = 0; i < 20; ++i) run.launch<__nv_bfloat16>(dx, dr, dz, batch);
+  CK(cudaDeviceSynchronize());
+  CK(cudaMemcpy(t.data(), run.trace, t.size() * 8, cudaMemcpyDeviceToHost));
+  int khz = 0;
+  CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  const double us = 1e3 / khz;  // per cycle, at the nominal clock
+  long long t0 = t[0];
+  for (int w = 0; w < warps; ++w) t0 = std::min(t0, t[w]);
+  std::printf("  %s cfg %d batch %lld: CTA 0, us from its first warp's start (%.2f GHz nominal)\n", run.name(),
+              run.warps(), static_cast<long long>(batch), khz / 1e6);
+  const char* kinds[] = {"embed", "attn", "mlp", "enc", "dec", "out"};
+  const RtModel& m = run.built.model;
+  for (int st = 0; st < stages; ++st) {
+    const int kind = st == 0 ? 0 : st <= 2 * m.blocks ? 2 - (st & 1) : st - 2 * m.blocks + 2;
+    auto at = [&](int edge, int w) { return t[(1 + 4 * st + edge) * 32 + w]; };
+    long long reach = at(0, 0), pass = at(1, 0), end = at(3, 0);
+    for (int w = 0; w < warps; ++w)
+      reach = std::min(reach, at(0, w)), pass = std::max(pass, at(1, w)), end = std::max(end, at(3, w));
+    std::printf("  stage %2d %-5s reached %7.2f  passed %7.2f  rows per warp:", st, kinds[kind], (reach - t0) * us,
+                (pass - t0) * us);
+    for (int w = 0; w < warps; ++w) std::printf(" %5.2f", (at(2, w) - at(1, w)) * us);
+    std::printf("  CTA-wide %5.2f  done %7.2f\n", (end - at(2, 0)) * us, (end - t0) * us);
+  }
+  cudaFree(dx), cudaFree(dr), cudaFree(dz), cudaFree(run.trace);
+  run.trace = nullptr;
 }
 
 // An empty kernel timed as time_it times the others: the launch's share of a batch-1 figure.
@@ -510,11 +592,16 @@ int main(int argc, char** argv) {
                                      argc > 2 ? std::atoi(argv[2]) : 82, rng);
     return 0;
   }
+  if (argc > 1 && std::string(argv[1]) == "rttrace") {  // the stage timeline of CTA 0 (a -DIE_RT_TRACE=1 build)
+    std::mt19937 rng(7);
+    trace_stages(dev, argc > 2 ? std::atoi(argv[2]) : 4041, argc > 3 ? std::atoll(argv[3]) : 1, rng);
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "rtlat") {  // batch-1 latency: each shape, each stage left out in turn
     std::mt19937 rng(7);
     time_empty();
-    for (int w : {41, 121, 161})
-      for (int k = -1; k < 6; ++k) time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, 1, w, rng, k);
+    for (int w : {41, 121, 161, 4041, 4081})
+      for (int k = -1; k < 7; ++k) time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, 1, w, rng, k);
     return 0;
   }
   std::mt19937 rng(1234);
@@ -535,28 +622,36 @@ int main(int argc, char** argv) {
       ok &= check<__half>(dev, odd, Elem::F16, 5, 8, rng);
     }
     // The row-tile kernel: 8 warps of 2 samples, 16 warps of 1, 4 warps of 2 (a tile of 8).
-    for (int w : {82, 161, 121, 42, 41})
+    // Then warp groups sharing a tile, a head each: 4 warps (one group), 16 (four).
+    for (int w : {82, 161, 121, 42, 41, 4041, 4161})
       for (int64_t b : {1, 7, 16, 17, 1000, 10001})
         ok &= check<__nv_bfloat16, RtRunner>(dev, ssa, Elem::BF16, b, w, rng);
-    for (int64_t b : {1, 33, 1000}) ok &= check<__half, RtRunner>(dev, ssa, Elem::F16, b, 82, rng);
+    for (int w : {82, 4161})
+      for (int64_t b : {1, 33, 1000}) ok &= check<__half, RtRunner>(dev, ssa, Elem::F16, b, w, rng);
     Shape odd;
     odd.seq = 7, odd.slice = 16, odd.width = 64, odd.heads = 4, odd.hidden = 64, odd.blocks = 3, odd.latent = 16;
     ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 77, 82, rng);
     ok &= check<__half, RtRunner>(dev, odd, Elem::F16, 5, 161, rng);
     ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 1001, 82, rng);
+    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 1001, 4081, rng);  // 2 samples per shared tile
+    ok &= check<__half, RtRunner>(dev, odd, Elem::F16, 5, 4041, rng);
     odd.seq = 16, odd.slice = 48, odd.width = 64, odd.heads = 4, odd.hidden = 96, odd.blocks = 1, odd.latent = 16;
     ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 999, 82, rng);
+    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 999, 4161, rng);  // 3 output groups for 4 warps
     odd.seq = 1, odd.slice = 32, odd.width = 64, odd.heads = 4, odd.hidden = 128, odd.blocks = 2, odd.latent = 32;
     ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 33, 42, rng);
-    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 1000, 82, rng);  // 32 samples per warp
+    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 1000, 82, rng);    // 32 samples per warp
+    ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 1000, 4161, rng);  // 16 per shared tile
     odd.seq = 5, odd.slice = 16, odd.hidden = 64, odd.blocks = 1, odd.latent = 16;
-    ok &= check<__half, RtRunner>(dev, odd, Elem::F16, 777, 161, rng);  // 3 samples per warp, 1 tile
+    ok &= check<__half, RtRunner>(dev, odd, Elem::F16, 777, 161, rng);   // 3 samples per warp, 1 tile
+    ok &= check<__half, RtRunner>(dev, odd, Elem::F16, 777, 4121, rng);  // hidden 64: 2 chunks for 4 warps
     odd.seq = 10, odd.slice = 32, odd.width = 128, odd.heads = 4, odd.hidden = 128, odd.blocks = 2, odd.latent = 32;
     ok &= check<__nv_bfloat16, RtRunner>(dev, odd, Elem::BF16, 33, 82, rng);  // declined: width 128
     Shape gelus;  // GELU after every Linear: the out-of-line activation
     gelus.gelu_everywhere = true;
     ok &= check<__nv_bfloat16, RtRunner>(dev, gelus, Elem::BF16, 1001, 82, rng);
     ok &= check<__nv_bfloat16, RtRunner>(dev, gelus, Elem::BF16, 77, 161, rng);
+    ok &= check<__nv_bfloat16, RtRunner>(dev, gelus, Elem::BF16, 77, 4161, rng);
     ok &= check<__half, RtRunner>(dev, gelus, Elem::F16, 33, 82, rng);
     std::printf(ok ? "all checks passed\n" : "CHECKS FAILED\n");
   }
@@ -564,7 +659,7 @@ int main(int argc, char** argv) {
   std::printf("timings (SSA shape):\n");
   for (int64_t b : {1, 32, 512, 4096, 65536}) {
     time_it<__nv_bfloat16>(dev, Elem::BF16, b, 16, rng);
-    for (int w : {82, 161, 121, 42, 41}) time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, b, w, rng);
+    for (int w : {82, 161, 121, 42, 41, 4041, 4081, 4161}) time_it<__nv_bfloat16, RtRunner>(dev, Elem::BF16, b, w, rng);
   }
   time_it<__half, RtRunner>(dev, Elem::F16, 65536, 82, rng);
   std::printf("row-tile stage attribution (batch 65536, bf16, 8 x 2; each stage's work left out in turn):\n");

@@ -123,6 +123,45 @@ TEST_CASE(
   CHECK(m.recon_output == 0);
 }
 
+TEST_CASE("row-tile layout: warp groups sharing a tile, one head each (row_heads.cuh)") {
+  std::mt19937 rng(7);
+  const ChainSpec spec = ssa_chain(Shape{}, Elem::BF16, rng, low_bits);
+  for (int warps : {4, 8, 16}) {
+    RtBudget budget;
+    budget.warps = warps, budget.mt = 1, budget.group = 4;
+    const RtModel m = build_ok(spec, budget).model;
+    const int groups = warps / 4;
+    CAPTURE(warps);
+    CHECK(m.group == 4);
+    CHECK(m.spw == 1);  // a sample of 10 rows in each group's 16
+    CHECK(m.tile == groups);
+    CHECK(m.h_smem == m.slots + 2 * m.slot_bytes);
+    CHECK(m.h_warp_bytes == 16 * 64 * 4);  // one residual stream per group
+    // Each group's attention output (4 k-steps) and MLP hidden (8 k-steps) as A fragments, 512 bytes a k-step.
+    CHECK(m.y_smem >= m.h_smem + groups * m.h_warp_bytes);
+    CHECK(m.u_smem >= m.y_smem + groups * 4 * 512);
+    CHECK(m.flat_smem >= m.u_smem + groups * 8 * 512);
+    CHECK(m.u_smem % 16 == 0);
+    CHECK(m.bars_smem + 16 == m.smem_bytes);
+    CHECK(m.smem_bytes <= budget.smem_bytes);
+  }
+  // Seven rows a sample: two samples share a group's tile.
+  Shape s;
+  s.seq = 7, s.slice = 16, s.hidden = 64, s.latent = 16;
+  RtBudget budget;
+  budget.warps = 8, budget.mt = 1, budget.group = 4;
+  const RtModel seven = build_ok(ssa_chain(s, Elem::F16, rng, low_bits), budget).model;
+  CHECK(seven.spw == 2);
+  CHECK(seven.tile == 4);
+  // A group is one head a warp over one tile, in whole groups.
+  budget.group = 2;
+  CHECK(declined(spec, budget).find("one head a warp") != std::string::npos);
+  budget.group = 4, budget.mt = 2;
+  CHECK(declined(spec, budget).find("one tile a warp group") != std::string::npos);
+  budget.mt = 1, budget.warps = 6;
+  CHECK(declined(spec, budget).find("whole groups") != std::string::npos);
+}
+
 TEST_CASE("row-tile layout: fragment order holds each lane's B operands of two products") {
   const int n = 32, k = 48;
   std::vector<uint16_t> wt(n * k);
