@@ -187,6 +187,12 @@
 //       1.1479; 4 x 1 at 1 0.0260 -> 0.0255 (4081 0.0222, 4041 0.0229); the embedding stage at batch 1 (trace)
 //       2.46 -> 1.30 us of rows. The engine (bench, bf16): 1 0.0231 -> 0.0200 ms, 32 0.0241 -> 0.0220, 512 0.0252
 //       -> 0.0253, 4096 0.0780 -> 0.0771, 65536 0.9399 -> 0.8536; fp16 65536 1.014 -> 0.927.
+//   R22. ncu warp-state samples of one launch (call_g): at batch 1 a quarter to a third of the warps' time is
+//       instruction fetch (4041: wait 27%, no instruction 23%, short scoreboard 17%, issuing 14%, barrier 12%; 4 x 1:
+//       no instruction 32%, its three idle warps' barrier 27%): each stage's code runs once a launch. 8 x 2 at
+//       65536: 338.5 M instructions, 0.43 issued a cycle per scheduler; wait 26%, issuing 21%, short scoreboard
+//       15%, not selected 10%, fetch 2.6%. Per line (call_d, 8 x 2 at 65536): GELU 15% of the executed
+//       instructions, LayerNorm 14%, the MMAs 12.6%, the softmax 9%, RoPE 5%.
 //   Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
 #include <cuda_bf16.h>
