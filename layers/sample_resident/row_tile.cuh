@@ -752,9 +752,9 @@ __device__ __forceinline__ void prefetch_stage(const Args& a, const dev::Slots& 
 // flight together, one wait before the first stage: at batch 1 the start is on the critical path; the flat rows and
 // latents past the tile's samples zeroed, as they are never written but are MMA inputs) and the persistent loop
 // over tiles and stages: a barrier per stage, the next stage's weights prefetched into the other slot, then
-// rows(kind, block, weights, busy) for the warp's rows (kind: 0 the embedding, 1 an attention, 2 an MLP, 3 the
-// final LayerNorm, 5 the output Linear; busy: the warp's rows hold samples of the batch) and the CTA-wide encoder
-// and decoder. set_tile(first sample) is called before each tile.
+// rows(kind, block, weights) for the warp's rows when they hold samples of the batch (kind: 0 the embedding, 1 an
+// attention, 2 an MLP, 3 the final LayerNorm, 5 the output Linear; stage 4, the decoder, has no rows' work) and the
+// CTA-wide encoder and decoder. set_tile(first sample) is called before each tile.
 // IE_RT_TRACE (lab builds): lane 0 of every warp of CTA 0 records clock64() at the start and, for its first tile,
 // at four edges of each stage (before the weights' wait, after the stage barrier, after the rows' work, after the
 // encoder or decoder) into a.trace[(1 + 4 stage + edge) x 32 + warp].
