@@ -40,14 +40,6 @@ struct HeadGroup {
     }
   }
 
-  // The tile's rows through the LayerNorm `n`, whole rows, packed as a product's A operand.
-  __device__ void normed(uint32_t (&ap)[1][KT][4], const RtNorm& n) const {
-    float v[1][NT][4];
-    load_rows(t.hw, v);
-    norm_rows<T>(v, t.f, n);
-    pack_rows<T>(ap, v);
-  }
-
   __device__ void embed(const unsigned char* w) const {
     if (c == 0) t.embed(w);
   }
@@ -56,7 +48,7 @@ struct HeadGroup {
     uint32_t qp[1][HP][4], kp[1][HP][4], vt[1][HN][2];
     {
       uint32_t ap[1][KT][4];
-      normed(ap, b.ln1);
+      t.normed(ap, b.ln1);  // whole rows, every warp
       float acc[1][HN][4];
 #pragma unroll 1
       for (int part = 0; part < 2; ++part) {  // q, then k: one copy of the product and RoPE
@@ -109,7 +101,7 @@ struct HeadGroup {
     const int kf = m.hidden / 16;
     {
       uint32_t ap[1][KT][4];
-      normed(ap, b.ln2);
+      t.normed(ap, b.ln2);
       for (int ch = c; ch < m.hidden / 32; ch += G) {
         float h[1][4][4];
         bias_init(h, t.f, b.fc1, 32 * ch);
@@ -144,15 +136,7 @@ struct HeadGroup {
   }
 
   __device__ void output(const unsigned char* w) const {
-    if (c >= t.m.slice / 16) return;
-    uint32_t ap[1][KT][4];
-    {
-      float v[1][NT][4];
-      t.decoded_rows(v);
-      norm_rows<T>(v, t.f, t.m.dec_norm);
-      pack_rows<T>(ap, v);
-    }
-    t.out_product(ap, w, c, G);
+    if (c < t.m.slice / 16) t.output(w, c, G);  // the output Linear's 16-column groups round robin
   }
 };
 

@@ -448,20 +448,18 @@ struct Tile {
 #pragma unroll
       for (int i = 0; i < 4; ++i) ax[t][0][i] = dev::pack_pair<T>(v[t][i].x, v[t][i].y);
   }
-#if IE_RT_X_EARLY
   // Slices of up to 32 (two k-steps): the tile's input is loaded when the tile starts, before its first stage waits
   // for the weights (at batch 1 the loads' latency was most of the embedding stage); kept as loaded (packing them
   // would wait for them there). Those registers stay live across the whole stage loop: only where the kernel has
   // registers to spare (not at two tiles a warp, not in 512 threads; both spill then).
+  // IE_RT_X_EARLY=0 builds the lab's A/B without it.
+  static constexpr bool kEarly = IE_RT_X_EARLY && kXEarly;
   float2 xa[2][MT][4];
   __device__ void load_x() {
-    if (!kXEarly || m.slice > 32) return;
+    if (!kEarly || m.slice > 32) return;
     x_pairs(xa[0], 0);
     if (m.slice > 16) x_pairs(xa[1], 1);
   }
-#else
-  __device__ void load_x() {}
-#endif
   // x rows -> the embedding Linear with its activation.
   __device__ void embed_rows(float (&acc)[MT][NT][4], const unsigned char* w) const {
     const int kt = m.slice / 16;
@@ -469,8 +467,7 @@ struct Tile {
     for (int kk = 0; kk < kt; ++kk) {
       uint32_t ax[MT][1][4];
       float2 v[MT][4];
-#if IE_RT_X_EARLY
-      if (kXEarly && kt <= 2) {
+      if (kEarly && kt <= 2) {
 #pragma unroll
         for (int t = 0; t < MT; ++t)
 #pragma unroll
@@ -478,9 +475,6 @@ struct Tile {
       } else {
         x_pairs(v, kk);
       }
-#else
-      x_pairs(v, kk);
-#endif
       pack_x(ax, v);
       mma_rows<T, MT, 1, NT / 2>(acc, ax, w + m.embed.w, kt, 0, kk);
     }
@@ -603,7 +597,8 @@ struct Tile {
   }
 
   // The decoder's rows of the warp's samples -> LayerNorm -> the output Linear -> recon.
-  __device__ void output(const unsigned char* w) {
+  // first, step: the output Linear's 16-column groups this warp makes (out_product).
+  __device__ void output(const unsigned char* w, int first = 0, int step = 1) const {
     uint32_t ap[MT][KT][4];
     {
       float v[MT][NT][4];
@@ -611,7 +606,7 @@ struct Tile {
       norm_rows<T>(v, f, m.dec_norm);
       pack_rows<T>(ap, v);
     }
-    out_product(ap, w);
+    out_product(ap, w, first, step);
   }
   // The decoder's rows of the warp's samples (from the flat buffer).
   __device__ void decoded_rows(float (&v)[MT][NT][4]) const {
