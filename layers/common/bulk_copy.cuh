@@ -21,28 +21,18 @@ __device__ __forceinline__ void mbar_init(uint64_t* bar) {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
-// The issuing thread's arrival, arming the barrier's phase for `bytes`: the copies that complete on it (bulk_copy_tx)
-// then complete the phase.
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+// The issuing thread: arms the barrier for `bytes` and starts the copy (bytes a multiple of 16, both addresses
+// 16-byte aligned).
+__device__ __forceinline__ void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
   [[maybe_unused]] uint64_t state;  // the arrival's phase token: the waiters use the phase parity instead
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;\n"
                : "=l"(state)
                : "r"(smem_addr(bar)), "r"(bytes)
                : "memory");
-}
-
-// Starts a copy of `bytes` (a multiple of 16, both addresses 16-byte aligned) that completes on `bar`.
-__device__ __forceinline__ void bulk_copy_tx(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
   asm volatile(
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem_addr(dst)),
       "l"(src), "r"(bytes), "r"(smem_addr(bar))
       : "memory");
-}
-
-// The issuing thread: arms the barrier for `bytes` and starts the copy.
-__device__ __forceinline__ void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-  mbar_arrive_expect_tx(bar, bytes);
-  bulk_copy_tx(dst, src, bytes, bar);
 }
 
 // Waits until the barrier's phase `parity` has completed (the copy armed in that phase has landed).
@@ -61,7 +51,7 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // stream's state: the slot the next chunk goes to, and each slot's barrier phase to wait for.
 struct WeightStream {
   int slot = 0;
-  uint32_t phases = 0;  // bits 0 and 1; a caller may keep other barriers' phases in the bits above
+  uint32_t phases = 0;
 };
 
 // Where the slots and their barriers are: slot i at base + i x slot_bytes, its barrier bars[i].

@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(kThreads, 1) row_heads_kernel(const __grid_con
   t.init_rows();
   const HeadGroup<T, D, HD> hg{t, warp % G, 1 + grp, reinterpret_cast<uint4*>(smem + m.y_smem) + grp * (D / 16) * 32,
                                reinterpret_cast<uint4*>(smem + m.u_smem) + grp * (m.hidden / 16) * 32};
-  run_tiles<T, decltype(t)::kEarly>(
+  run_tiles<T>(
       a, smem, fl, t.local0,
       [&](int64_t sample0) {
         t.sample0 = sample0;

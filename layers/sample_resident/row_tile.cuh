@@ -62,28 +62,6 @@ __device__ __forceinline__ float2 global_pair(const void* base, int64_t e, Elem 
   const uint32_t u = *reinterpret_cast<const uint32_t*>(static_cast<const uint16_t*>(base) + e);
   return t == Elem::F16 ? dev::unpack_pair<__half>(u) : dev::unpack_pair<__nv_bfloat16>(u);
 }
-
-// The same from shared memory (the tile's input copied in: RtModel::x_sample_bytes).
-__device__ __forceinline__ float2 shared_pair(uint32_t base, int e, Elem t) {
-  const uint32_t at = base + e * (t == Elem::F32 ? 4 : 2);
-  if (t == Elem::F32) {
-    float2 v;
-    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(at));
-    return v;
-  }
-  uint32_t u;
-  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(u) : "r"(at));
-  return t == Elem::F16 ? dev::unpack_pair<__half>(u) : dev::unpack_pair<__nv_bfloat16>(u);
-}
-
-// Whether a kernel takes its tiles' input by bulk copy into shared memory, a tile ahead (RtModel::x_sample_bytes):
-// where the builder found room, the input is 16-byte aligned and the kernel does not load it into registers at the
-// tile's start instead (Tile::kEarly). At two tiles a warp the embedding's loads from global memory waited a whole
-// round trip with every warp of the CTA in the same stage.
-__device__ __forceinline__ bool x_by_copy(const Args& a, bool early) {
-  return a.m.x_sample_bytes > 0 && !early && (reinterpret_cast<uintptr_t>(a.x) & 15) == 0;
-}
-
 __device__ __forceinline__ void global_store_pair(void* base, int64_t e, Elem t, float a, float b) {
   if (t == Elem::F32) {
     *reinterpret_cast<float2*>(static_cast<float*>(base) + e) = make_float2(a, b);
@@ -460,10 +438,7 @@ struct Tile {
       for (int i = 0; i < 4; ++i) {
         const int h = i & 1, c = kk * 16 + 8 * (i >> 1);
         v[t][i] = make_float2(0.f, 0.f);
-        if (!real(t, h) || sample(t, h) >= a.batch) continue;
-        if (x_by_copy(a, kEarly))  // the warp's samples at the start of its residual stream
-          v[t][i] = shared_pair(dev::smem_addr(hw), (id[t][h] * m.seq + pos[t][h]) * P + 2 * q + c, m.x_elem);
-        else
+        if (real(t, h) && sample(t, h) < a.batch)
           v[t][i] = global_pair(a.x, (sample(t, h) * m.seq + pos[t][h]) * P + 2 * q + c, m.x_elem);
       }
   }
@@ -768,31 +743,17 @@ __device__ __forceinline__ void prefetch_stage(const Args& a, const dev::Slots& 
   dev::slots_issue(q, a.weights + a.m.stage_off[stage], static_cast<uint32_t>(a.m.stage_bytes[stage]), ws);
 }
 
-// Thread 0: each warp's samples of the tile (those of the batch) into its residual stream, completing on x_bar. Out
-// of line: at two tiles a warp its registers were spilled across the whole stage loop.
-__device__ __noinline__ void copy_tile_x(const Args& a, unsigned char* smem, uint64_t* x_bar, int64_t tile) {
-  const RtModel& m = a.m;
-  const int64_t s0 = tile * m.tile, sb = m.x_sample_bytes;
-  dev::mbar_arrive_expect_tx(x_bar, static_cast<uint32_t>(min(static_cast<int64_t>(m.tile), a.batch - s0) * sb));
-  for (int w = 0; w < m.warps && s0 + w * m.spw < a.batch; ++w)
-    dev::bulk_copy_tx(smem + m.h_smem + w * m.h_warp_bytes,
-                      static_cast<const unsigned char*>(a.x) + (s0 + w * m.spw) * sb,
-                      static_cast<uint32_t>(min(static_cast<int64_t>(m.spw), a.batch - s0 - w * m.spw) * sb), x_bar);
-}
-
 // What the row-tile kernels share: the start (the slots' barriers, the floats and the first stage's weights in
 // flight together, one wait before the first stage: at batch 1 the start is on the critical path; the flat rows and
 // latents past the tile's samples zeroed, as they are never written but are MMA inputs) and the persistent loop
 // over tiles and stages: a barrier per stage, the next stage's weights prefetched into the other slot, then
 // rows(kind, block, weights) for the warp's rows when they hold samples of the batch (kind: 0 the embedding, 1 an
 // attention, 2 an MLP, 3 the final LayerNorm, 5 the output Linear; stage 4, the decoder, has no rows' work) and the
-// CTA-wide encoder and decoder. set_tile(first sample) is called before each tile. Where x_by_copy(a, kEarly), thread 0
-// copies the first tile's input at the start, and the next one's at the decoder's stage (the residual streams, where
-// each warp's samples go, are dead from the encoder on; the embedding reads a warp's own samples before it writes
-// its stream).
+// CTA-wide encoder and decoder. set_tile(first sample) is called before each tile.
 // IE_RT_TRACE (lab builds): lane 0 of every warp of CTA 0 records clock64() at the start and, for its first tile
-// (or its tile IE_RT_TRACE_TILE), at four edges of each stage (before the weights' wait, after the stage barrier, after
-// the rows' work, after the encoder or decoder) into a.trace[(1 + 4 stage + edge) x 32 + warp].
+// (IE_RT_TRACE_TILE = i: its tile i, a steady-state one), at four edges of each stage (before the weights' wait,
+// after the stage barrier, after the rows' work, after the encoder or decoder) into a.trace[(1 + 4 stage + edge) x 32
+// + warp].
 #ifndef IE_RT_TRACE
 #define IE_RT_TRACE 0
 #endif
@@ -801,11 +762,10 @@ __device__ __noinline__ void copy_tile_x(const Args& a, unsigned char* smem, uin
 #endif
 constexpr int kRtTraceEdges = 1 + 4 * kRtMaxStages;
 
-template <class T, bool kEarly, class SetTile, class Rows>
+template <class T, class SetTile, class Rows>
 __device__ __forceinline__ void run_tiles(const Args& a, unsigned char* smem, float* fl, int local0, SetTile&& set_tile,
                                           Rows&& rows) {
   const RtModel& m = a.m;
-  const bool x_copy = x_by_copy(a, kEarly);
 #if IE_RT_TRACE
   const bool traced = a.trace && blockIdx.x == 0 && lane_id() == 0;
   auto mark = [&](int edge) {
@@ -820,12 +780,6 @@ __device__ __forceinline__ void run_tiles(const Args& a, unsigned char* smem, fl
   dev::WeightStream ws;
   dev::init_slots(q);
   prefetch_stage(a, q, ws, 0);
-  uint64_t* const x_bar = q.bars + 2;  // its phase: bit 2 of ws.phases (a register fewer at two tiles a warp)
-  auto copy_x = [&](int64_t tile) {
-    if (threadIdx.x == 0) copy_tile_x(a, smem, x_bar, tile);
-  };
-  if (x_copy && threadIdx.x == 0) dev::mbar_init(x_bar);
-  if (x_copy) copy_x(blockIdx.x);
   const int float_chunks = m.floats_count / 4;
   for (int i = threadIdx.x; i < float_chunks; i += blockDim.x) dev::cp_async16(fl + 4 * i, a.floats + 4 * i, true);
   for (int i = 4 * float_chunks + threadIdx.x; i < m.floats_count; i += blockDim.x) fl[i] = __ldg(a.floats + i);
@@ -852,11 +806,6 @@ __device__ __forceinline__ void run_tiles(const Args& a, unsigned char* smem, fl
       mark(e0 + 4 * st + 1);
       const int next = st + 1 < m.stages ? st + 1 : (more ? 0 : -1);
       if (next >= 0) prefetch_stage(a, q, ws, next);
-      if (x_copy && st == m.stages - 2 && more) copy_x(tile + gridDim.x);  // the encoder is done
-      if (x_copy && st == 0) {
-        dev::mbar_wait(x_bar, ws.phases >> 2 & 1);
-        ws.phases ^= 4;
-      }
       const unsigned char* w = smem + m.slots + slot * m.slot_bytes;
       // A warp whose samples all lie past the batch (the last tile of a small batch) only keeps the barriers: the
       // warps that have work get their schedulers to themselves (its rows in the flat buffer stay finite).
@@ -885,7 +834,7 @@ __global__ void __launch_bounds__(kThreads, 1) row_tile_kernel(const __grid_cons
   using Rows = Tile<T, D, HD, MT, MT == 1 && kThreads <= 384>;
   Rows t{a, m, smem, fl, hw, 0, warp * m.spw};
   t.init_rows();
-  run_tiles<T, Rows::kEarly>(
+  run_tiles<T>(
       a, smem, fl, t.local0,
       [&](int64_t sample0) {
         t.sample0 = sample0;

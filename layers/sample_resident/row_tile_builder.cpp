@@ -240,12 +240,8 @@ bool layout_row_tile(RtModel& m, int owners, int slot, int limit, std::string* w
   at += align_up(rows * m.flat_stride, 128);
   m.z_smem = at, m.z_stride = odd_chunks(m.latent * 2);
   at += align_up(rows * m.z_stride, 128);
-  // The next tile's input in each warp's residual stream where it fits (RtModel::x_sample_bytes).
-  const int sample_bytes = S * m.slice * elem_bytes(m.x_elem);
-  const bool x_fits = m.group == 1 && sample_bytes % 16 == 0 && m.spw * sample_bytes <= m.h_warp_bytes;
-  m.x_sample_bytes = x_fits ? sample_bytes : 0;
   m.bars_smem = at;
-  at += kRtBarBytes;
+  at += 16;
   m.smem_bytes = at;
   if (at > limit)
     return fail(why, "a tile of ", m.tile, " samples needs ", at, " bytes of shared memory, over ", limit);

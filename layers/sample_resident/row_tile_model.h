@@ -14,7 +14,6 @@ namespace ie::sr {
 
 constexpr int kRtMaxBlocks = 8;
 constexpr int kRtMaxStages = 4 + 2 * kRtMaxBlocks;
-constexpr int kRtBarBytes = 24;  // the mbarriers: two weight slots and the input
 
 // A Linear: W^T in fragment order (row_tile_builder.h) at byte `w` of its weight stage; its bias (always present,
 // zeros when the model has none) at float `bias`; then the activation.
@@ -71,11 +70,7 @@ struct RtModel {
   int32_t z_smem = 0, z_stride = 0;        // the latents as the decoder's A operand
   int32_t scratch_smem = 0;                // the encoder's split-K sums (over the residual streams)
   int32_t y_smem = 0, u_smem = 0;          // group > 1: each row tile's attention output and MLP hidden (A fragments)
-  // The next tile's input, copied as it is in global memory into the start of each warp's residual stream (dead
-  // from the encoder on) while the decoder and the output Linear run: x_sample_bytes, a sample's bytes (a multiple
-  // of 16), or 0 where a warp's samples do not fit there (the embedding then loads from global memory).
-  int32_t x_sample_bytes = 0;
-  int32_t bars_smem = 0;  // the two weight slots' mbarriers, then the input's (24 bytes)
+  int32_t bars_smem = 0;                   // the two weight slots' mbarriers (16 bytes)
   // Global tensors: the input, then the outputs recon and latent, with their element types.
   Elem x_elem = Elem::F32, recon_elem = Elem::F32, latent_elem = Elem::F32;
   int32_t recon_output = 0, latent_output = 1;  // their indices among the chain's outputs

@@ -12,7 +12,8 @@
 //                                    # rtlat: batch 1 on each CTA shape, each stage left out in turn;
 //                                    # rtone [CFG [BATCH]]: one row-tile launch at 65536 (or BATCH) for ncu,
 //                                    # CFG = group x 1000 + warps x 10 + tiles; rttrace [CFG [BATCH]]: the stage
-//                                    # timeline of CTA 0, in a -DIE_RT_TRACE=1 build)
+//                                    # timeline of CTA 0, in a -DIE_RT_TRACE=1 build; its first tile, or its tile
+//                                    # i with -DIE_RT_TRACE_TILE=i)
 // lab-sources: layers/sample_resident/sample_resident_builder.cpp layers/sample_resident/row_tile_builder.cpp
 //
 // Variants and figures (H200, SSA shape, bf16, median of 50 launches over 3 rotated inputs; batch 65536, and
@@ -193,6 +194,16 @@
 //       65536: 338.5 M instructions, 0.43 issued a cycle per scheduler; wait 26%, issuing 21%, short scoreboard
 //       15%, not selected 10%, fetch 2.6%. Per line (call_d, 8 x 2 at 65536): GELU 15% of the executed
 //       instructions, LayerNorm 14%, the MMAs 12.6%, the softmax 9%, RoPE 5%.
+//   R23. tried: the next tile's input by bulk copy (thread 0, a copy a warp, on a third mbarrier) into the warps'
+//       residual streams, dead from the encoder on, while the decoder and the output Linear run; the embedding read
+//       it from shared memory (tools/results/h200/x_copy/call_a, A/B in one binary, two rounds): 8 x 2 at 65536
+//       0.856 -> 0.881 ms, 16 x 1 at 65536 1.159 -> 1.237, at 4096 0.081 -> 0.086. The steady-state timeline (a
+//       later tile: -DIE_RT_TRACE_TILE=3, kept) says why: the embedding's rows 3.8 -> 3.2 us, but the eight copies
+//       held warp 0 in the decoder stage 1.6 us longer and the output rows took 1.5 us more while they landed.
+//       Dropped. Steady state of 8 x 2 at 65536 without it (one tile of 24 samples, ~37.6 us): embedding 4.4,
+//       attention 6.3 and MLP 4.9 a block, final LayerNorm + encoder 4.4, decoder 2.8, output 4.0; attribution
+//       (each stage's work left out): embedding 0.08 ms, attentions 0.27, MLPs 0.20, encoder 0.08, decoder 0.045,
+//       output 0.075 of 0.855.
 //   Floor as above (0.13 ms); the kernel is bound by its instructions'
 //   latency with 8-16 warps per SM, not by the Tensor Cores (HMMA 7% of the instructions).
 #include <cuda_bf16.h>
@@ -356,11 +367,7 @@ static bool build_for(const Device& dev, const ChainSpec& spec, int config, RtBu
   budget.group = std::max(1, config / 1000);
   budget.warps = config % 1000 / 10;
   budget.mt = config % 10;
-  if (build_row_tile(spec, budget, built, &why)) {
-    // RT_X_COPY=0: the input from global memory even where the builder made room for its copy (the A/B of R23).
-    if (const char* e = std::getenv("RT_X_COPY"); e && std::atoi(e) == 0) built->model.x_sample_bytes = 0;
-    return true;
-  }
+  if (build_row_tile(spec, budget, built, &why)) return true;
   std::printf("  rowtile shape seq %d width %d: declined: %s\n", s.seq, s.width, why.c_str());
   return false;
 }

@@ -88,12 +88,9 @@ TEST_CASE("row-tile layout: the SSA's sizes, stages, parameters and shared memor
     CHECK((m.flat_stride / 16) % 2 == 1);  // ldmatrix rows spread over the banks
     CHECK(m.flat_stride >= 640 * 2);
     CHECK(m.z_smem + 16 * m.z_stride <= m.bars_smem);
-    CHECK(m.bars_smem % 8 == 0);  // the two slots' and the input's mbarriers, past every other region
-    CHECK(m.bars_smem + 24 == m.smem_bytes);
+    CHECK(m.bars_smem % 8 == 0);  // the two slots' mbarriers, past every other region
+    CHECK(m.bars_smem + 16 == m.smem_bytes);
     CHECK(m.smem_bytes <= budget.smem_bytes);
-    // The next tile's input goes into the warps' residual streams: a float sample of 10 x 32, spw of them a warp.
-    CHECK(m.x_sample_bytes == 10 * 32 * 4);
-    CHECK(m.spw * m.x_sample_bytes <= m.h_warp_bytes);
     for (int i = 0; i < m.stages; ++i) CHECK((m.stage_off[i] % 16 == 0 && m.stage_bytes[i] % 16 == 0));  // bulk copies
     CHECK(m.recon_output == 0);
     CHECK(m.latent_output == 1);
@@ -145,8 +142,7 @@ TEST_CASE("row-tile layout: warp groups sharing a tile, one head each (row_heads
     CHECK(m.u_smem >= m.y_smem + groups * 4 * 512);
     CHECK(m.flat_smem >= m.u_smem + groups * 8 * 512);
     CHECK(m.u_smem % 16 == 0);
-    CHECK(m.bars_smem + 24 == m.smem_bytes);
-    CHECK(m.x_sample_bytes == 0);  // the group's first warp loads its input at the tile's start
+    CHECK(m.bars_smem + 16 == m.smem_bytes);
     CHECK(m.smem_bytes <= budget.smem_bytes);
   }
   // Seven rows a sample: two samples share a group's tile.
@@ -197,11 +193,6 @@ TEST_CASE("row-tile layout: other sizes of the architecture, and what it decline
   CHECK(seven.blocks == 3);
   CHECK(seven.spw == 4);  // 28 of a warp's 32 rows
   CHECK(seven.tile == 32);
-  CHECK(seven.x_sample_bytes == 7 * 16 * 4);
-  // Slices wider than the rows: a warp's samples do not fit in its residual stream, the embedding loads them.
-  Shape wide;
-  wide.seq = 8, wide.slice = 128;
-  CHECK(build_ok(ssa_chain(wide, Elem::BF16, rng, low_bits)).model.x_sample_bytes == 0);
   s = Shape{};
   s.seq = 1;
   const RtModel one = build_ok(ssa_chain(s, Elem::BF16, rng, low_bits)).model;
