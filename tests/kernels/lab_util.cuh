@@ -61,6 +61,24 @@ float median_ms(L&& launch, cudaStream_t stream) {
   return ms[kReps / 2];
 }
 
+/// The device's SM count (device 0), looked up once.
+inline int sms() {
+  static int n = [] {
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    return prop.multiProcessorCount;
+  }();
+  return n;
+}
+
+/// A row-major k x n matrix copied into a zero-padded kp x np one (the layout of W that several kernels read).
+inline std::vector<float> zero_padded(const std::vector<float>& w, int k, int n, int kp, int np) {
+  std::vector<float> out(static_cast<size_t>(kp) * np, 0.f);
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < n; ++j) out[static_cast<size_t>(i) * np + j] = w[static_cast<size_t>(i) * n + j];
+  return out;
+}
+
 /// The element types the fused kernels store, and host values in them.
 enum class DT { F32, F16, BF16 };
 inline const char* dt_name(DT t) { return t == DT::F32 ? "f32" : t == DT::F16 ? "f16" : "bf16"; }

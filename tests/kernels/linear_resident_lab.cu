@@ -56,11 +56,7 @@ std::unique_ptr<DeviceBuf> upload(const std::vector<float>& v) {
 // W [K, N] as the kernels read it: [kp, np] row-major, zero-padded (the resident kernel: kp = k; the per-block
 // kernel: kp = k rounded up to 16); np = n rounded up to 64 for both.
 std::vector<float> pack_w(const std::vector<float>& w, int k, int n, int kp) {
-  const int np = rs::padded_n(n);
-  std::vector<float> out(static_cast<size_t>(kp) * np, 0.f);
-  for (int i = 0; i < k; ++i)
-    for (int j = 0; j < n; ++j) out[static_cast<size_t>(i) * np + j] = w[static_cast<size_t>(i) * n + j];
-  return out;
+  return lab::zero_padded(w, k, n, kp, rs::padded_n(n));
 }
 
 // One configuration of the resident kernel, prepared once.
@@ -76,20 +72,11 @@ Variant variant(const char* name) {
   return {name, BM, KC, N, rs::launch<BM, KC, N, TN>, rs::ctas_per_sm<BM, KC, N, TN>};
 }
 
-int sms() {
-  static int n = [] {
-    cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    return prop.multiProcessorCount;
-  }();
-  return n;
-}
-
 // Launches variant v on p (picking the grid from its occupancy); returns false when it does not fit.
 bool run_variant(const Variant& v, const rs::Params& p, cudaStream_t s) {
   const int per_sm = v.per_sm(rs::smem_bytes(v.bm, p.k, p.n, v.norm));
   if (per_sm == 0) return false;
-  CUDA_CHECK(v.launch(p, per_sm * sms(), s));
+  CUDA_CHECK(v.launch(p, per_sm * lab::sms(), s));
   return true;
 }
 
@@ -293,7 +280,7 @@ void time_all(const std::string& filter, FILE* csv) {
         report(name, lab::median_ms(
                          [&](int i) {
                            p.a = static_cast<const float*>(as[i % kBuffers]->p);
-                           CUDA_CHECK(v.launch(p, per_sm * sms(), stream));
+                           CUDA_CHECK(v.launch(p, per_sm * lab::sms(), stream));
                          },
                          stream));
       }

@@ -1,0 +1,205 @@
+// A float32 Linear on fp16 Tensor Cores by split operands: Y = act(A W + bias) (+ residual), A [rows, K] and Y
+// [rows, N] float. Each operand is hi + lo with hi = fp16(x) and lo = fp16(x - hi), 22 significant bits of x; the
+// product keeps hi hi + hi lo + lo hi (lo lo is below 2^-22 of it) in the MMA's float accumulator. So that fp16's
+// range holds any float and lo stays out of fp16's subnormals where it matters, every A row is scaled by a power of
+// two that puts its largest magnitude in [2^14, 2^15) before it is split, every W column likewise on the host, and
+// the epilogue multiplies both scales out (exact). Lab only for now: tests/kernels/linear_split_lab.cu measures its
+// accuracy against float64 and the strict-fp32 FFMA kernel (layers/linear/linear_ffma.cuh) and its speed on the
+// SSA's products (relative L2 <= 4.5e-7; 1.6-2.5x the FFMA kernel, 3.3-3.7 TB/s). Depends on CUDA alone.
+//
+// Why: the strict-fp32 products run on FFMA at 25-35 TFLOP/s (the SSA's at 65536 samples: 2.3 of 4.5 ms), while
+// these tall and narrow products could run at the copy bandwidth on Tensor Cores, if the Tensor Cores kept float32's
+// accuracy (one TF32 or bf16 rounding does not: rel L2 ~1e-3 against the fp32 mode's gate of 1e-5).
+//
+// A CTA of 8 warps keeps the split W^T in shared memory (fragment order: per pair of 8-column tiles and k-step, 32
+// lanes x 16 bytes, hi blocks then lo blocks) and walks 16-row tiles a warp at a time: a warp loads its tile's whole
+// A (every load in flight at once) as the MMA's A fragments, finds each row's scale across the quad, splits, and
+// runs three MMAs per (8 columns, k-step), N in chunks of 64 columns. K = 16 KT, N = 16 NP compiled in (the lab's
+// shapes).
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "layers/common/activation_device.cuh"
+#include "layers/common/mma_sync.cuh"
+
+namespace ie::lin::split {
+
+struct Params {
+  const float* a = nullptr;          // rows x k
+  const uint4* w = nullptr;          // split W^T (pack on the host: the lab's pack_split): hi blocks, then lo blocks
+  const float* col_scale = nullptr;  // n: 2^-e of each column's scaling
+  const float* bias = nullptr;       // n, or null
+  const float* residual = nullptr;   // rows x n, or null
+  float* y = nullptr;                // rows x n
+  int64_t rows = 0;
+  int k = 0, n = 0;
+  dev::Act act = dev::Act::None;
+};
+
+constexpr int kWarps = 8, kThreads = 32 * kWarps;
+constexpr int kChunkPairs = 4;  // 64 columns of N at a time
+
+// The power of two s with m s in [2^14, 2^15) for a row's largest magnitude m (1 for m = 0, Inf or NaN, so that
+// they reach the products as they are; rows below 2^-112 get 2^126 and fewer bits), as s and 1 / s.
+__device__ __forceinline__ float2 row_scale(float m) {
+  const int e = static_cast<int>(__float_as_uint(m) >> 23);  // m >= 0
+  const int f = (m == 0.f || e == 255) ? 127 : min(268 - e, 253);
+  return make_float2(__uint_as_float(static_cast<uint32_t>(f) << 23),
+                     __uint_as_float(static_cast<uint32_t>(254 - f) << 23));
+}
+
+// x (two consecutive values of a row) times s as hi and lo fp16 pairs.
+__device__ __forceinline__ void split_pair(float2 x, float s, uint32_t& hi, uint32_t& lo) {
+  const float a = x.x * s, b = x.y * s;
+  const __half2 h = __floats2half2_rn(a, b);
+  const float2 hf = __half22float2(h);
+  const __half2 l = __floats2half2_rn(a - hf.x, b - hf.y);
+  hi = *reinterpret_cast<const uint32_t*>(&h);
+  lo = *reinterpret_cast<const uint32_t*>(&l);
+}
+
+// One warp's 16-row tile t from its A fragments x (i = 0: row g, columns 2q, 2q + 1; 1: row g + 8; 2: row g,
+// + 8; 3: row g + 8, + 8): the rows' scales (across the quad), the split, the products, the epilogue. The
+// activation and whether there is a residual are compiled in (a run-time switch per element was a quarter of the
+// executed instructions); a chunk's residual values are loaded before its products, so that their latency passes
+// under the MMAs (loaded in the epilogue, each waited for in turn behind the stores).
+template <int KT, int NP, dev::Act kAct, bool kRes>
+__device__ __forceinline__ void tile_product(const Params& p, const uint4* sw, const float2 (&x)[KT][4], int64_t t) {
+  constexpr int kBlocks = NP * KT * 32;
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  const int64_t r0 = t * 16 + g, r1 = r0 + 8;
+  float m0 = 0.f, m1 = 0.f;  // the rows' largest magnitudes (fmaxf passes NaN over: NaN reaches the products)
+#pragma unroll
+  for (int kk = 0; kk < KT; ++kk) {
+    m0 = fmaxf(m0, fmaxf(fmaxf(fabsf(x[kk][0].x), fabsf(x[kk][0].y)), fmaxf(fabsf(x[kk][2].x), fabsf(x[kk][2].y))));
+    m1 = fmaxf(m1, fmaxf(fmaxf(fabsf(x[kk][1].x), fabsf(x[kk][1].y)), fmaxf(fabsf(x[kk][3].x), fabsf(x[kk][3].y))));
+  }
+#pragma unroll
+  for (int d = 1; d < 4; d <<= 1) {
+    m0 = fmaxf(m0, __shfl_xor_sync(0xffffffffu, m0, d));
+    m1 = fmaxf(m1, __shfl_xor_sync(0xffffffffu, m1, d));
+  }
+  const float2 s0 = row_scale(m0), s1 = row_scale(m1);
+  uint32_t ah[KT][4], al[KT][4];
+#pragma unroll
+  for (int kk = 0; kk < KT; ++kk)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) split_pair(x[kk][i], i & 1 ? s1.x : s0.x, ah[kk][i], al[kk][i]);
+  // N in chunks of up to 64 columns (32 with a residual beside a long K: registers), the split A reused.
+  constexpr int kPairs = kRes && KT > 4 ? kChunkPairs / 2 : kChunkPairs;
+#pragma unroll
+  for (int j0 = 0; j0 < NP; j0 += kPairs) {
+    constexpr int NC = NP < kPairs ? NP : kPairs;
+    float2 res[2 * NC][2];
+    if constexpr (kRes) {
+#pragma unroll
+      for (int j = 0; j < 2 * NC; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int64_t r = h ? r1 : r0;
+          res[j][h] = r < p.rows
+                          ? __ldg(reinterpret_cast<const float2*>(p.residual + r * p.n + (2 * j0 + j) * 8 + 2 * q))
+                          : make_float2(0.f, 0.f);
+        }
+    }
+    float acc[2 * NC][4] = {};
+#pragma unroll
+    for (int kk = 0; kk < KT; ++kk)
+#pragma unroll
+      for (int jp = 0; jp < NC; ++jp) {
+        const int blk = ((j0 + jp) * KT + kk) * 32 + lane;
+        const uint4 bh = sw[blk], bl = sw[kBlocks + blk];
+        dev::mma_16816<__half>(acc[2 * jp], al[kk], bh.x, bh.y);  // the small terms first
+        dev::mma_16816<__half>(acc[2 * jp], ah[kk], bl.x, bl.y);
+        dev::mma_16816<__half>(acc[2 * jp], ah[kk], bh.x, bh.y);
+        dev::mma_16816<__half>(acc[2 * jp + 1], al[kk], bh.z, bh.w);
+        dev::mma_16816<__half>(acc[2 * jp + 1], ah[kk], bl.z, bl.w);
+        dev::mma_16816<__half>(acc[2 * jp + 1], ah[kk], bh.z, bh.w);
+      }
+#pragma unroll
+    for (int j = 0; j < 2 * NC; ++j) {
+      const int c = (2 * j0 + j) * 8 + 2 * q;
+      const float2 cs = __ldg(reinterpret_cast<const float2*>(p.col_scale + c));
+      const float2 b = p.bias ? __ldg(reinterpret_cast<const float2*>(p.bias + c)) : make_float2(0.f, 0.f);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int64_t r = h ? r1 : r0;
+        if (r >= p.rows) continue;
+        const float is = h ? s1.y : s0.y;
+        float v0 = dev::activate(kAct, acc[j][2 * h] * is * cs.x + b.x);
+        float v1 = dev::activate(kAct, acc[j][2 * h + 1] * is * cs.y + b.y);
+        if constexpr (kRes) v0 += res[j][h].x, v1 += res[j][h].y;
+        *reinterpret_cast<float2*>(p.y + r * p.n + c) = make_float2(v0, v1);
+      }
+    }
+  }
+}
+
+// Each warp loads its tiles' A straight from global memory into registers, every load of a tile in flight at once.
+template <int KT, int NP, dev::Act kAct, bool kRes>
+__global__ void __launch_bounds__(kThreads, 2) linear_split_kernel(const Params p) {
+  extern __shared__ uint4 sw[];  // hi: [NP][KT][32], then lo
+  constexpr int kBlocks = NP * KT * 32;
+  for (int i = threadIdx.x; i < 2 * kBlocks; i += kThreads) sw[i] = __ldg(p.w + i);
+  __syncthreads();
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  const int64_t tiles = (p.rows + 15) / 16;
+  for (int64_t t = static_cast<int64_t>(blockIdx.x) * kWarps + (threadIdx.x >> 5); t < tiles;
+       t += static_cast<int64_t>(gridDim.x) * kWarps) {
+    const int64_t r0 = t * 16 + g, r1 = r0 + 8;
+    float2 x[KT][4];
+#pragma unroll
+    for (int kk = 0; kk < KT; ++kk)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int64_t r = i & 1 ? r1 : r0;
+        x[kk][i] = r < p.rows ? __ldg(reinterpret_cast<const float2*>(p.a + r * p.k + kk * 16 + 2 * q + 8 * (i >> 1)))
+                              : make_float2(0.f, 0.f);
+      }
+    tile_product<KT, NP, kAct, kRes>(p, sw, x, t);
+  }
+}
+
+template <int KT, int NP>
+constexpr int smem_bytes() {
+  return 2 * NP * KT * 32 * 16;
+}
+
+template <int KT, int NP, dev::Act kAct, bool kRes>
+cudaError_t launch_kernel(const Params& p, int sms, cudaStream_t s) {
+  auto k = linear_split_kernel<KT, NP, kAct, kRes>;
+  cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes<KT, NP>());
+  if (e != cudaSuccess) return e;
+  const int64_t ctas = (p.rows + 16 * kWarps - 1) / (16 * kWarps);
+  const int grid = static_cast<int>(ctas < 2 * sms ? ctas : 2 * sms);
+  k<<<grid, kThreads, smem_bytes<KT, NP>(), s>>>(p);
+  return cudaGetLastError();
+}
+
+// Persistent: as many CTAs as fit (two per SM by the launch bounds), each walking 16-row tiles. K = 16 KT and
+// N = 16 NP must be p.k and p.n; A, Y and the residual 8-byte aligned; activations None, Relu and Gelu.
+template <int KT, int NP>
+cudaError_t launch(const Params& p, int sms, cudaStream_t s) {
+  if (p.k != 16 * KT || p.n != 16 * NP) return cudaErrorInvalidValue;
+  if (p.rows < 1) return cudaSuccess;
+  const bool r = p.residual != nullptr;
+  switch (p.act) {
+    case dev::Act::None:
+      return r ? launch_kernel<KT, NP, dev::Act::None, true>(p, sms, s)
+               : launch_kernel<KT, NP, dev::Act::None, false>(p, sms, s);
+    case dev::Act::Relu:
+      return r ? launch_kernel<KT, NP, dev::Act::Relu, true>(p, sms, s)
+               : launch_kernel<KT, NP, dev::Act::Relu, false>(p, sms, s);
+    case dev::Act::Gelu:
+      return r ? launch_kernel<KT, NP, dev::Act::Gelu, true>(p, sms, s)
+               : launch_kernel<KT, NP, dev::Act::Gelu, false>(p, sms, s);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace ie::lin::split
