@@ -1,9 +1,10 @@
 // ie.Linear on the fused "cuda" kernel set: in the fp16 and bf16 modes the WMMA kernel of linear_fused.cuh with
 // the bias, the activation and the residual in its epilogue, so a product stays in the storage type instead of
-// running in float32 between Casts on the reference set; in strict fp32 the FFMA kernel of linear_ffma.cuh with the
-// same epilogue (cuBLASLt runs an activation as a second pass). tf32 products decline to the reference set's
-// cuBLASLt; so do a W or bias that is not constant, a K whose W block does not fit in shared memory (16-bit), and
-// K or N not a multiple of 4 (fp32).
+// running in float32 between Casts on the reference set; in strict fp32 the split-operand Tensor Core kernel of
+// linear_split.cuh (float32's accuracy from fp16 halves, at the copy bandwidth) for the shapes the build holds,
+// else the FFMA kernel of linear_ffma.cuh with the same epilogue (cuBLASLt runs an activation as a second pass).
+// tf32 products decline to the reference set's cuBLASLt; so do a W or bias that is not constant, a K whose W block
+// does not fit in shared memory (16-bit), and K or N not a multiple of 4 (fp32).
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,7 @@
 #include "layers/linear/linear_ffma.cuh"
 #include "layers/linear/linear_fused.cuh"
 #include "layers/linear/linear_setup.h"
+#include "layers/linear/linear_split_launch.h"
 
 namespace ie {
 namespace {
@@ -49,9 +51,7 @@ const float* prepared_bias(const KernelInit& init) {
 // FFMA kernel for every shape it supports (tests, comparisons), =cublas for none.
 constexpr int64_t kFfmaMinRows = 32768;
 
-std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSetup& s) {
-  const char* env = std::getenv("IE_LINEAR_FP32");
-  const std::string choice = env ? env : "";
+std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSetup& s, const std::string& choice) {
   if (choice == "cublas") return init.decline("IE_LINEAR_FP32=cublas chooses cuBLASLt");
   if (!lin::ffma::supports(s.k, s.n))
     return init.decline("fp32: K = ", s.k, " and N = ", s.n, " (the FFMA kernel takes multiples of 4)");
@@ -85,6 +85,72 @@ std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSet
   });
 }
 
+// Strict fp32 on the split kernel (linear_split.cuh): relative L2 <= 4.5e-7 against float64 beside the FFMA
+// kernel's 1.9e-7, 1.6-2.5x its speed on the SSA's products at 655,360 rows and 1.3-1.9x at 40,960 (H200,
+// tools/results/h200/linear_split/, lab). The SSA's fp32 plan with it wherever it applies, against without it, in
+// one call (call_f, ms): batch 1 (10 rows) 0.0692 / 0.0649, 32 (320 rows) 0.0944 / 0.0993, 512 0.1113 / 0.1130,
+// 4096 0.314 / 0.366, 65536 3.70 / 4.53: hence from 320 rows. IE_LINEAR_FP32=split takes it at every row count.
+constexpr int64_t kSplitMinRows = 320;
+
+std::unique_ptr<Kernel> make_linear_split(const KernelInit& init, const LinearSetup& s) {
+  dev::DeviceLimits limits;
+  if (dev::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
+  const int k = static_cast<int>(s.k), n = static_cast<int>(s.n), sms = limits.sms;
+  const Tensor* w0 = init.constants[1];
+  const bool trans = s.trans_w;
+  lin::split::SplitWeights packed;
+  auto pack = [&] {  // the blob and the column scales come from one packing
+    if (packed.blob.empty()) {
+      const Tensor w32 = convert_floats(*w0, DType::Float32);
+      const float* src = w32.data_as<float>();
+      packed = lin::split::pack_split_weights(
+          [&](int i, int j) {
+            return trans ? src[static_cast<int64_t>(j) * k + i] : src[static_cast<int64_t>(i) * n + j];
+          },
+          k, n);
+    }
+  };
+  const auto* w = static_cast<const uint4*>(init.prepared(concat("split/", k, "x", n), [&] {
+    pack();
+    Tensor t(DType::UInt16, {static_cast<int64_t>(packed.blob.size())});
+    std::copy(packed.blob.begin(), packed.blob.end(), t.data_as<uint16_t>());
+    return t;
+  }));
+  const auto* col_scale = static_cast<const float*>(init.prepared(concat("split_scale/", n), [&] {
+    pack();
+    Tensor t(DType::Float32, {n});
+    std::copy(packed.col_scale.begin(), packed.col_scale.end(), t.data_as<float>());
+    return t;
+  }));
+  const float* bias = prepared_bias(init);
+  const dev::Act act = cuda::device_activation(s.activation);
+  return make_kernel([s, k, n, sms, w, col_scale, bias, act](KernelContext& ctx) {
+    lin::split::Params p;
+    p.a = static_cast<const float*>(ctx.inputs[0].data);
+    p.w = w;
+    p.col_scale = col_scale;
+    p.bias = bias;
+    p.residual = s.residual ? static_cast<const float*>(ctx.inputs[3].data) : nullptr;
+    p.y = static_cast<float*>(ctx.outputs[0].data);
+    p.rows = s.rows;
+    p.k = k, p.n = n;
+    p.act = act;
+    IE_CUDA_CHECK(lin::split::launch_compiled(p, sms, cuda::stream_of(ctx)));
+  });
+}
+
+// Strict fp32: the split kernel where the build holds its shape (from kSplitMinRows rows), else the FFMA kernel's
+// rules. IE_LINEAR_FP32: split (the split kernel at every row count), nosplit (the FFMA kernel's rules alone), ffma
+// (the FFMA kernel for every shape it supports), cublas (neither).
+std::unique_ptr<Kernel> make_linear_fp32(const KernelInit& init, const LinearSetup& s) {
+  const char* env = std::getenv("IE_LINEAR_FP32");
+  const std::string choice = env ? env : "";
+  const bool split_shape = lin::split::unsupported(s.k, s.n, cuda::device_activation(s.activation)).empty();
+  if (split_shape && (choice == "split" || (choice.empty() && s.rows >= kSplitMinRows)))
+    return make_linear_split(init, s);
+  return make_linear_ffma(init, s, choice == "nosplit" ? "" : choice);
+}
+
 std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
   const DType t = init.inputs[0].dtype;
   if (t == DType::Float32 && init.precision != Precision::fp32)
@@ -98,7 +164,7 @@ std::unique_ptr<Kernel> make_linear_fused(const KernelInit& init) {
                      init.has_input(3) ? &init.inputs[3].shape : nullptr);
   if (s.residual && init.inputs[3].dtype != t) return init.decline("residual of another type than A");
   if (s.k > (1 << 20) || s.n > (1 << 20)) return init.decline("K or N beyond 2^20");
-  if (t == DType::Float32) return make_linear_ffma(init, s);
+  if (t == DType::Float32) return make_linear_fp32(init, s);
   dev::DeviceLimits limits;
   if (dev::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
   const int optin = limits.smem_optin;

@@ -3,9 +3,10 @@
 // product keeps hi hi + hi lo + lo hi (lo lo is below 2^-22 of it) in the MMA's float accumulator. So that fp16's
 // range holds any float and lo stays out of fp16's subnormals where it matters, every A row is scaled by a power of
 // two that puts its largest magnitude in [2^14, 2^15) before it is split, every W column likewise on the host, and
-// the epilogue multiplies both scales out (exact). Lab only for now: tests/kernels/linear_split_lab.cu measures its
-// accuracy against float64 and the strict-fp32 FFMA kernel (layers/linear/linear_ffma.cuh) and its speed on the
-// SSA's products (relative L2 <= 4.5e-7; 1.6-2.5x the FFMA kernel, 3.3-3.7 TB/s). Depends on CUDA alone.
+// the epilogue multiplies both scales out (exact). The engine's strict-fp32 Linear takes it for the shapes its build
+// holds (linear_split_cuda.cu, linear_cuda.cu); tests/kernels/linear_split_lab.cu measures its accuracy against
+// float64 and the FFMA kernel (layers/linear/linear_ffma.cuh) and its speed on the SSA's products (relative L2 <=
+// 4.5e-7; 1.6-2.5x the FFMA kernel, 3.3-3.7 TB/s). Depends on CUDA alone.
 //
 // Why: the strict-fp32 products run on FFMA at 25-35 TFLOP/s (the SSA's at 65536 samples: 2.3 of 4.5 ms), while
 // these tall and narrow products could run at the copy bandwidth on Tensor Cores, if the Tensor Cores kept float32's
@@ -21,9 +22,12 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "layers/common/activation_device.cuh"
+#include "layers/common/mma_fragment_order.h"
 #include "layers/common/mma_sync.cuh"
 
 namespace ie::lin::split {
@@ -41,6 +45,37 @@ struct Params {
 };
 
 constexpr int kWarps = 8, kThreads = 32 * kWarps;
+
+/// W split for the kernel (host): each column scaled by the power of two that puts its largest magnitude in
+/// [2^14, 2^15), hi = fp16 and lo = fp16 of the rest, each in fragment order (hi blocks, then lo blocks), and the
+/// columns' 2^-e for the epilogue. w(i, j): W's element at K index i, column j (k and n multiples of 16).
+struct SplitWeights {
+  std::vector<uint16_t> blob;
+  std::vector<float> col_scale;
+};
+template <class W>
+SplitWeights pack_split_weights(W&& w, int k, int n) {
+  std::vector<uint16_t> hi(static_cast<size_t>(n) * k), lo(hi.size());
+  SplitWeights s;
+  s.col_scale.resize(n);
+  for (int j = 0; j < n; ++j) {
+    float m = 0.f;
+    for (int i = 0; i < k; ++i) m = std::fmax(m, std::fabs(w(i, j)));
+    const int e = m > 0.f && std::isfinite(m) ? std::ilogb(m) : 0;
+    const float c = std::ldexp(1.f, 14 - e);
+    s.col_scale[j] = std::ldexp(1.f, e - 14);
+    for (int i = 0; i < k; ++i) {
+      const float v = w(i, j) * c;
+      const __half h = __float2half_rn(v);
+      hi[static_cast<size_t>(j) * k + i] = __half_as_ushort(h);
+      lo[static_cast<size_t>(j) * k + i] = __half_as_ushort(__float2half_rn(v - __half2float(h)));
+    }
+  }
+  s.blob = fragment_order(hi, n, k);
+  const std::vector<uint16_t> l = fragment_order(lo, n, k);
+  s.blob.insert(s.blob.end(), l.begin(), l.end());
+  return s;
+}
 constexpr int kChunkPairs = 4;  // 64 columns of N at a time
 
 // The power of two s with m s in [2^14, 2^15) for a row's largest magnitude m (1 for m = 0, Inf or NaN, so that
@@ -172,8 +207,7 @@ constexpr int smem_bytes() {
 template <int KT, int NP, dev::Act kAct, bool kRes>
 cudaError_t launch_kernel(const Params& p, int sms, cudaStream_t s) {
   auto k = linear_split_kernel<KT, NP, kAct, kRes>;
-  cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes<KT, NP>());
-  if (e != cudaSuccess) return e;
+  static_assert(smem_bytes<KT, NP>() <= 48 * 1024, "W's split blocks within the default shared memory of a CTA");
   const int64_t ctas = (p.rows + 16 * kWarps - 1) / (16 * kWarps);
   const int grid = static_cast<int>(ctas < 2 * sms ? ctas : 2 * sms);
   k<<<grid, kThreads, smem_bytes<KT, NP>(), s>>>(p);

@@ -49,22 +49,6 @@ bool act_ok(int act) { return act == 0 || act == kGelu; }
 
 }  // namespace
 
-std::vector<uint16_t> fragment_order(const std::vector<uint16_t>& wt, int n, int k) {
-  std::vector<uint16_t> out(static_cast<size_t>(n) * k);
-  size_t o = 0;
-  for (int j2 = 0; j2 < n / 16; ++j2)
-    for (int kk = 0; kk < k / 16; ++kk)
-      for (int lane = 0; lane < 32; ++lane) {
-        const int g = lane / 4, q = lane % 4;
-        for (int half = 0; half < 2; ++half) {
-          const int row = 16 * j2 + 8 * half + g;
-          for (int hi = 0; hi < 2; ++hi)
-            for (int e = 0; e < 2; ++e) out[o++] = wt[static_cast<size_t>(row) * k + 16 * kk + 8 * hi + 2 * q + e];
-        }
-      }
-  return out;
-}
-
 // Recognizes the architecture: fills b's model (sizes, parameter places) and floats, and packs each Linear's weights
 // by `pack` into `stages` (RtLinear::w: its byte offset in its stage).
 bool recognize_row_tile(const ChainSpec& spec, const RowTilePack& pack, RtBuilt* result,

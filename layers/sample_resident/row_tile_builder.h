@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "layers/common/mma_fragment_order.h"
 #include "layers/sample_resident/row_tile_model.h"
 #include "layers/sample_resident/sample_resident_builder.h"
 
@@ -39,7 +40,6 @@ struct RtBuilt {
 /// size is outside what the kernel is compiled for.
 bool build_row_tile(const ChainSpec& spec, const RtBudget& budget, RtBuilt* out, std::string* why);
 
-/// W^T [n][k] (16-bit elements) in fragment order (n and k multiples of 16).
-std::vector<uint16_t> fragment_order(const std::vector<uint16_t>& wt, int n, int k);
+using ie::fragment_order;  // layers/common/mma_fragment_order.h: the kernel's B operands
 
 }  // namespace ie::sr

@@ -1,4 +1,5 @@
-// The fused set's ie.Linear (WMMA in the fp16 and bf16 modes, FFMA in strict fp32) against the CPU backend: MatMul +
+// The fused set's ie.Linear (WMMA in the fp16 and bf16 modes, split-operand Tensor Core products or FFMA in strict
+// fp32) against the CPU backend: MatMul +
 // Add and Gemm (transB) with and without an activation, on row counts 1, 7, 8 (the small-rows kernel), 9 and 5121 (a
 // partial row tile) and K x N from the SSA's (32x64, 64x128, 128x64, 640x32, 32x640) to odd ones (K not a multiple of
 // 8: element-wise staging; N not a multiple of the column block), checking that the fused set served the step.
@@ -141,6 +142,50 @@ TEST_CASE("cuda Linear in strict fp32 takes the FFMA kernel where it was measure
   }
 }
 
+TEST_CASE("cuda Linear in strict fp32: the split-operand kernel on odd rows, magnitudes far from 1, and its picks") {
+  IE_REQUIRE_GPU();
+  {
+    const ScopedEnv split("IE_LINEAR_FP32", "split");  // every row count
+    // The compiled shapes (K and N of 32, 64, 128, not both 128), no activation or GELU; rows 1, 7 (part of a
+    // 16-row tile), 129, 5121 (part of a CTA's 128); inputs scaled by 1 and by 1e6 and 1e-6 (the rows' power-of-two
+    // scaling keeps fp16's range and bits).
+    const std::vector<LinearCase> shapes = {{0, 32, 64, "", false},  {0, 64, 64, "", true}, {0, 64, 128, "Gelu", false},
+                                            {0, 128, 64, "", false}, {0, 64, 32, "", true}, {0, 128, 32, "Gelu", true}};
+    for (const LinearCase& shape : shapes)
+      for (int64_t rows : {1, 7, 129, 5121})
+        for (float scale : {1.f, 1e6f, 1e-6f}) {
+          if (scale != 1.f && rows != 129) continue;
+          LinearCase c = shape;
+          c.rows = rows;
+          const std::string what = std::string("split fp32 ") + std::to_string(rows) + "x" + std::to_string(c.k) +
+                                   " -> " + std::to_string(c.n) + (c.act[0] ? " + " : "") + c.act + " x" +
+                                   std::to_string(scale);
+          INFO(what);
+          const Graph g = linear_graph(c, what);
+          const Tensor x = random_uniform({c.rows, c.k}, seed_of(what, 1), -scale, scale);
+          CHECK(kernel_set_serving(g, {{"x", x.shape()}}, Precision::fp32, "Linear") == kernel_set::kCuda);
+          check_outputs_match(run_graph_on(Path{kernel_set::kCuda, "", Precision::fp32}, g, {{"x", x}}),
+                              run_graph_on(Path{kernel_set::kCpu}, g, {{"x", x}}), Tolerance{1e-5 * scale, 1e-4});
+        }
+  }
+  // By default from 320 rows; shapes outside the build's fall to the FFMA kernel's rules (here cuBLASLt).
+  struct Pick {
+    LinearCase c;
+    const char* set;
+  };
+  for (const Pick& pick :
+       {Pick{{320, 64, 64, "", false}, kernel_set::kCuda}, Pick{{319, 64, 64, "", false}, kernel_set::kCudaReference},
+        Pick{{320, 64, 48, "", false}, kernel_set::kCudaReference},
+        Pick{{320, 128, 128, "", false}, kernel_set::kCudaReference}}) {
+    const LinearCase& c = pick.c;
+    const std::string what = std::string("split pick ") + std::to_string(c.rows) + " rows " + std::to_string(c.k) +
+                             " -> " + std::to_string(c.n);
+    INFO(what);
+    CHECK(kernel_set_serving(linear_graph(c, what), {{"x", Shape{c.rows, c.k}}}, Precision::fp32, "Linear") ==
+          pick.set);
+  }
+}
+
 TEST_CASE("cuda Linear with a residual (linear_residual) matches the CPU in every mode") {
   IE_REQUIRE_GPU();
   const std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {{5121, 64, 64}, {7, 128, 64}, {1, 33, 70}};
@@ -154,14 +199,18 @@ TEST_CASE("cuda Linear with a residual (linear_residual) matches the CPU in ever
     g.inputs.push_back(TensorDecl{"r", DType::Float32, {rows, n}, {"", ""}});
     const std::map<std::string, Tensor> feeds = {{"x", random_uniform({rows, k}, seed_of(what, 1), -1.f, 1.f)},
                                                  {"r", random_uniform({rows, n}, seed_of(what, 4), -1.f, 1.f)}};
-    for (std::string fp32_choice : {"", "ffma"})
+    for (std::string fp32_choice : {"", "ffma", "split"})
       for (Precision p : all_precisions()) {
         if (!fp32_choice.empty() && p != Precision::fp32) continue;
         INFO(what, " in ", precision_name(p), " (IE_LINEAR_FP32=", fp32_choice, ")");
         const ScopedEnv env("IE_LINEAR_FP32", fp32_choice);
-        // fp16 and bf16 on WMMA; fp32 on FFMA where forced and K, N are multiples of 4, else on cuBLASLt
+        // fp16 and bf16 on WMMA; fp32 on FFMA where forced and K, N are multiples of 4, on the split kernel where
+        // the build holds K x N (by default from 320 rows), else on cuBLASLt
+        const bool split_shape = (k == 64 || k == 128) && n == 64;
+        const bool split = split_shape && (fp32_choice == "split" || (fp32_choice.empty() && rows >= 320));
         const bool fused_set = p == Precision::fp16 || p == Precision::bf16 ||
-                               (p == Precision::fp32 && !fp32_choice.empty() && k % 4 == 0 && n % 4 == 0);
+                               (p == Precision::fp32 && fp32_choice == "ffma" && k % 4 == 0 && n % 4 == 0) ||
+                               (p == Precision::fp32 && split);
         CHECK(kernel_set_serving(g, {{"x", Shape{rows, k}}, {"r", Shape{rows, n}}}, p, "Linear") ==
               (fused_set ? kernel_set::kCuda : kernel_set::kCudaReference));
         const Tolerance tol = p == Precision::fp32   ? Tolerance{1e-5, 1e-4}

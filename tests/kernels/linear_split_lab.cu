@@ -5,12 +5,8 @@
 // the H200's ~4.2 TB/s (each product reads A, W and the residual once and writes Y once).
 //
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
-//     tests/kernels/linear_split_lab.cu layers/sample_resident/row_tile_builder.cpp \
-//     layers/sample_resident/sample_resident_builder.cpp -o linear_split_lab
+//     tests/kernels/linear_split_lab.cu -o linear_split_lab
 //   ./linear_split_lab [--check-only] [--no-validate] [--filter S] [--csv PATH]
-// clang-format off
-// lab-sources: layers/sample_resident/row_tile_builder.cpp layers/sample_resident/sample_resident_builder.cpp
-// clang-format on
 //
 // Gate: relative L2 <= 1e-5 against float64 (the fp32 mode's gate against the CPU backend), NaN and Inf rows
 // non-finite where the reference is, nothing written past Y.
@@ -33,8 +29,8 @@
 //       chunks where a residual meets K = 128 (call_e, kept): embed 0.074 / 0.129, q 0.094 / 0.179, proj + res 0.140
 //       / 0.219, fc1 + GELU 0.204 / 0.413, fc2 + res 0.201 / 0.317, out 0.070 / 0.175: 3.3-3.7 TB/s (fc1 2.5: the
 //       erf GELU), 1.6-2.5x the FFMA kernel; at 40,960 rows 1.3-1.9x.
-// Not yet in the engine (its fp32 products run the FFMA kernel); the SSA's encoder (K 640) and decoder (N 640) need
-// a K loop and N chunks beyond the compiled shapes.
+// In the engine since (linear_split_cuda.cu: K and N of 32, 64, 128): the SSA in fp32 at 65536 4.53 -> 3.70 ms
+// (call_f). The SSA's encoder (K 640) and decoder (N 640) need a K loop and N chunks beyond the compiled shapes.
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -49,7 +45,6 @@
 
 #include "layers/linear/linear_ffma.cuh"
 #include "layers/linear/linear_split.cuh"
-#include "layers/sample_resident/row_tile_builder.h"
 #include "tests/kernels/lab_util.cuh"
 
 namespace {
@@ -69,35 +64,9 @@ std::unique_ptr<DeviceBuf> upload(const std::vector<T>& v) {
   return upload(v.data(), v.size() * sizeof(T));
 }
 
-// W [K, N] (row-major, as A W) split for the kernel: each column scaled by the power of two that puts its largest
-// magnitude in [2^14, 2^15), hi = fp16, lo = fp16 of the rest, each in the row-tile kernel's fragment order; the
-// columns' 2^-e for the epilogue.
-struct SplitW {
-  std::vector<uint16_t> blob;  // hi blocks, then lo blocks
-  std::vector<float> col_scale;
-};
-SplitW pack_split(const std::vector<float>& w, int k, int n) {
-  std::vector<uint16_t> hi(static_cast<size_t>(n) * k), lo(hi.size());
-  SplitW s;
-  s.col_scale.resize(n);
-  for (int j = 0; j < n; ++j) {
-    float m = 0.f;
-    for (int i = 0; i < k; ++i) m = std::max(m, std::fabs(w[static_cast<size_t>(i) * n + j]));
-    const int e = m > 0.f ? std::ilogb(m) : 0;
-    const float c = std::ldexp(1.f, 14 - e);
-    s.col_scale[j] = std::ldexp(1.f, e - 14);
-    for (int i = 0; i < k; ++i) {
-      const float v = w[static_cast<size_t>(i) * n + j] * c;
-      const __half h = __float2half_rn(v);
-      const __half l = __float2half_rn(v - __half2float(h));
-      hi[static_cast<size_t>(j) * k + i] = __half_as_ushort(h);
-      lo[static_cast<size_t>(j) * k + i] = __half_as_ushort(l);
-    }
-  }
-  s.blob = ie::sr::fragment_order(hi, n, k);
-  const std::vector<uint16_t> l = ie::sr::fragment_order(lo, n, k);
-  s.blob.insert(s.blob.end(), l.begin(), l.end());
-  return s;
+// W [K, N] (row-major, as A W) split for the kernel by its own packer.
+sp::SplitWeights pack_split(const std::vector<float>& w, int k, int n) {
+  return sp::pack_split_weights([&](int i, int j) { return w[static_cast<size_t>(i) * n + j]; }, k, n);
 }
 
 // W as the FFMA kernel reads it: [kp, np] row-major, zero-padded.
@@ -185,7 +154,7 @@ int check(const Shape& sh, int64_t rows, bool special, unsigned seed) {
       if (sh.residual) s += res[r * n + j];
       ref[r * n + j] = s;
     }
-  const SplitW sw = pack_split(w, k, n);
+  const sp::SplitWeights sw = pack_split(w, k, n);
   auto da = upload(a), dsw = upload(sw.blob), dcs = upload(sw.col_scale), dfw = upload(pack_ffma(w, k, n));
   auto db = upload(b), dr = upload(res);
   lab::GuardedOutput ys(rows * n, 4), yf(rows * n, 4);
@@ -244,7 +213,7 @@ void time_all(const std::string& filter, FILE* csv) {
       std::uniform_real_distribution<float> uw(-0.1f, 0.1f);
       std::vector<float> w(static_cast<size_t>(k) * n), b(n, 0.1f);
       for (float& x : w) x = uw(rng);
-      const SplitW swp = pack_split(w, k, n);
+      const sp::SplitWeights swp = pack_split(w, k, n);
       auto dsw = upload(swp.blob), dcs = upload(swp.col_scale), dfw = upload(pack_ffma(w, k, n)), db = upload(b);
       auto xs = lab::rotated_inputs<float>(static_cast<size_t>(rows) * k, 3);
       auto rs = lab::rotated_inputs<float>(static_cast<size_t>(rows) * n, 3);
