@@ -14,6 +14,7 @@
 #include "layers/attention/attention_setup.h"
 #include "layers/common/cublaslt_gemm.h"
 #include "layers/common/cuda_util.cuh"
+#include "layers/linear/linear_split_launch.h"
 
 namespace ie {
 namespace {
@@ -81,8 +82,19 @@ class ProjectedFloatKernel : public Kernel {
   cuda::LtGemm m_gemm;
 };
 
+// Strict fp32 from this many rows: the three products as split-operand Linears (linear_split.cuh) and the attention
+// kernel apart were faster than one cuBLASLt product and the kernel (H200, tools/results/h200/linear_split/call_h,
+// the SSA's fp32 plan apart / joined, ms: batch 4096 0.302 / 0.315, 65536 3.23 / 3.68; batch 512 0.123 / 0.111).
+constexpr int64_t kSplitApartMinRows = 32768;
+
 std::unique_ptr<Kernel> make_projected_float(const KernelInit& init, const AttentionSetup& s, att::Params probe,
                                              const dev::DeviceLimits& limits) {
+  const int64_t rows = s.batch * s.seq;
+  if (init.precision == Precision::fp32 && rows >= kSplitApartMinRows && !init.node.replaced.empty() &&
+      lin::split::fp32_linear_takes(rows, s.k, s.embed, dev::Act::None))  // (a node the rule made: it can unfuse)
+    return init.decline("fp32 from ", kSplitApartMinRows,
+                        " rows: the three products as split-operand Linears and the attention kernel apart are "
+                        "faster (see kSplitApartMinRows)");
   // The planner widens a node the 16-bit kernels decline to float32 between Casts when a kernel takes it so; here
   // the three products in 16 bits and the attention kernel (the node unfused) read and write half the bytes.
   if (storage_dtype(init.precision) != DType::Float32)

@@ -85,13 +85,6 @@ std::unique_ptr<Kernel> make_linear_ffma(const KernelInit& init, const LinearSet
   });
 }
 
-// Strict fp32 on the split kernel (linear_split.cuh): relative L2 <= 4.5e-7 against float64 beside the FFMA
-// kernel's 1.9e-7, 1.6-2.5x its speed on the SSA's products at 655,360 rows and 1.3-1.9x at 40,960 (H200,
-// tools/results/h200/linear_split/, lab). The SSA's fp32 plan with it wherever it applies, against without it, in
-// one call (call_f, ms): batch 1 (10 rows) 0.0692 / 0.0649, 32 (320 rows) 0.0944 / 0.0993, 512 0.1113 / 0.1130,
-// 4096 0.314 / 0.366, 65536 3.70 / 4.53: hence from 320 rows. IE_LINEAR_FP32=split takes it at every row count.
-constexpr int64_t kSplitMinRows = 320;
-
 std::unique_ptr<Kernel> make_linear_split(const KernelInit& init, const LinearSetup& s) {
   dev::DeviceLimits limits;
   if (dev::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
@@ -139,15 +132,14 @@ std::unique_ptr<Kernel> make_linear_split(const KernelInit& init, const LinearSe
   });
 }
 
-// Strict fp32: the split kernel where the build holds its shape (from kSplitMinRows rows), else the FFMA kernel's
-// rules. IE_LINEAR_FP32: split (the split kernel at every row count), nosplit (the FFMA kernel's rules alone), ffma
-// (the FFMA kernel for every shape it supports), cublas (neither).
+// Strict fp32: the split kernel where lin::split::fp32_linear_takes the product, else the FFMA kernel's rules
+// (IE_LINEAR_FP32: nosplit, the FFMA kernel's rules alone; ffma, the FFMA kernel for every shape it supports;
+// cublas, neither).
 std::unique_ptr<Kernel> make_linear_fp32(const KernelInit& init, const LinearSetup& s) {
+  if (lin::split::fp32_linear_takes(s.rows, s.k, s.n, cuda::device_activation(s.activation)))
+    return make_linear_split(init, s);
   const char* env = std::getenv("IE_LINEAR_FP32");
   const std::string choice = env ? env : "";
-  const bool split_shape = lin::split::unsupported(s.k, s.n, cuda::device_activation(s.activation)).empty();
-  if (split_shape && (choice == "split" || (choice.empty() && s.rows >= kSplitMinRows)))
-    return make_linear_split(init, s);
   return make_linear_ffma(init, s, choice == "nosplit" ? "" : choice);
 }
 
