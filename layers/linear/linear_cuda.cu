@@ -117,7 +117,8 @@ std::unique_ptr<Kernel> make_linear_split(const KernelInit& init, const LinearSe
   }));
   const float* bias = prepared_bias(init);
   const dev::Act act = cuda::device_activation(s.activation);
-  return make_kernel([s, k, n, sms, w, col_scale, bias, act](KernelContext& ctx) {
+  const std::string node = init.node.label();
+  return make_kernel([s, k, n, sms, w, col_scale, bias, act, node](KernelContext& ctx) {
     lin::split::Params p;
     p.a = static_cast<const float*>(ctx.inputs[0].data);
     p.w = w;
@@ -128,6 +129,8 @@ std::unique_ptr<Kernel> make_linear_split(const KernelInit& init, const LinearSe
     p.rows = s.rows;
     p.k = k, p.n = n;
     p.act = act;
+    if (!cuda::aligned_to(p.a, 8) || !cuda::aligned_to(p.y, 8) || (p.residual && !cuda::aligned_to(p.residual, 8)))
+      throw std::runtime_error(node + ": the fp32 split Linear's tensors are not 8-byte aligned");  // the arena: 256
     IE_CUDA_CHECK(lin::split::launch_compiled(p, sms, cuda::stream_of(ctx)));
   });
 }
