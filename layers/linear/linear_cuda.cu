@@ -5,7 +5,6 @@
 // else the FFMA kernel of linear_ffma.cuh with the same epilogue (cuBLASLt runs an activation as a second pass).
 // tf32 products decline to the reference set's cuBLASLt; so do a W or bias that is not constant, a K whose W block
 // does not fit in shared memory (16-bit), and K or N not a multiple of 4 (fp32).
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -141,8 +140,7 @@ std::unique_ptr<Kernel> make_linear_split(const KernelInit& init, const LinearSe
 std::unique_ptr<Kernel> make_linear_fp32(const KernelInit& init, const LinearSetup& s) {
   if (lin::split::fp32_linear_takes(s.rows, s.k, s.n, cuda::device_activation(s.activation)))
     return make_linear_split(init, s);
-  const char* env = std::getenv("IE_LINEAR_FP32");
-  const std::string choice = env ? env : "";
+  const std::string choice = lin::split::fp32_linear_choice();
   return make_linear_ffma(init, s, choice == "nosplit" ? "" : choice);
 }
 

@@ -34,7 +34,7 @@ namespace ie::lin::split {
 
 struct Params {
   const float* a = nullptr;          // rows x k
-  const uint4* w = nullptr;          // split W^T (pack on the host: the lab's pack_split): hi blocks, then lo blocks
+  const uint4* w = nullptr;          // split W^T (pack_split_weights, on the host): hi blocks, then lo blocks
   const float* col_scale = nullptr;  // n: 2^-e of each column's scaling
   const float* bias = nullptr;       // n, or null
   const float* residual = nullptr;   // rows x n, or null
@@ -215,25 +215,18 @@ cudaError_t launch_kernel(const Params& p, int sms, cudaStream_t s) {
 }
 
 // Persistent: as many CTAs as fit (two per SM by the launch bounds), each walking 16-row tiles. K = 16 KT and
-// N = 16 NP must be p.k and p.n; A, Y and the residual 8-byte aligned; activations None, Relu and Gelu.
+// N = 16 NP must be p.k and p.n; A, Y and the residual 8-byte aligned; no activation or GELU.
 template <int KT, int NP>
 cudaError_t launch(const Params& p, int sms, cudaStream_t s) {
   if (p.k != 16 * KT || p.n != 16 * NP) return cudaErrorInvalidValue;
   if (p.rows < 1) return cudaSuccess;
   const bool r = p.residual != nullptr;
-  switch (p.act) {
-    case dev::Act::None:
-      return r ? launch_kernel<KT, NP, dev::Act::None, true>(p, sms, s)
-               : launch_kernel<KT, NP, dev::Act::None, false>(p, sms, s);
-    case dev::Act::Relu:
-      return r ? launch_kernel<KT, NP, dev::Act::Relu, true>(p, sms, s)
-               : launch_kernel<KT, NP, dev::Act::Relu, false>(p, sms, s);
-    case dev::Act::Gelu:
-      return r ? launch_kernel<KT, NP, dev::Act::Gelu, true>(p, sms, s)
-               : launch_kernel<KT, NP, dev::Act::Gelu, false>(p, sms, s);
-    default:
-      return cudaErrorInvalidValue;
-  }
+  if (p.act == dev::Act::Gelu)
+    return r ? launch_kernel<KT, NP, dev::Act::Gelu, true>(p, sms, s)
+             : launch_kernel<KT, NP, dev::Act::Gelu, false>(p, sms, s);
+  if (p.act != dev::Act::None) return cudaErrorInvalidValue;
+  return r ? launch_kernel<KT, NP, dev::Act::None, true>(p, sms, s)
+           : launch_kernel<KT, NP, dev::Act::None, false>(p, sms, s);
 }
 
 }  // namespace ie::lin::split

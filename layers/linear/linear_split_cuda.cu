@@ -18,21 +18,11 @@ constexpr int64_t kSplitMinRows = 320;
 
 bool sized(int64_t v) { return v == 32 || v == 64 || v == 128; }
 
-template <int KT, int NP>
-cudaError_t launch_act(const Params& p, int sms, cudaStream_t s) {
-  const bool r = p.residual != nullptr;
-  if (p.act == dev::Act::Gelu)
-    return r ? launch_kernel<KT, NP, dev::Act::Gelu, true>(p, sms, s)
-             : launch_kernel<KT, NP, dev::Act::Gelu, false>(p, sms, s);
-  return r ? launch_kernel<KT, NP, dev::Act::None, true>(p, sms, s)
-           : launch_kernel<KT, NP, dev::Act::None, false>(p, sms, s);
-}
-
 template <int KT>
 cudaError_t launch_n(const Params& p, int sms, cudaStream_t s) {
-  if (p.n == 32) return launch_act<KT, 2>(p, sms, s);
-  if (p.n == 64) return launch_act<KT, 4>(p, sms, s);
-  if constexpr (KT < 8) return launch_act<KT, 8>(p, sms, s);
+  if (p.n == 32) return launch<KT, 2>(p, sms, s);
+  if (p.n == 64) return launch<KT, 4>(p, sms, s);
+  if constexpr (KT < 8) return launch<KT, 8>(p, sms, s);
   return cudaErrorInvalidValue;
 }
 
@@ -46,10 +36,14 @@ std::string unsupported(int64_t k, int64_t n, dev::Act act) {
   return "";
 }
 
+std::string fp32_linear_choice() {
+  const char* env = std::getenv("IE_LINEAR_FP32");
+  return env ? env : "";
+}
+
 bool fp32_linear_takes(int64_t rows, int64_t k, int64_t n, dev::Act act) {
   if (!unsupported(k, n, act).empty()) return false;
-  const char* env = std::getenv("IE_LINEAR_FP32");
-  const std::string choice = env ? env : "";
+  const std::string choice = fp32_linear_choice();
   return choice == "split" || (choice.empty() && rows >= kSplitMinRows);
 }
 

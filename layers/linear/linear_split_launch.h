@@ -13,6 +13,8 @@ namespace ie::lin::split {
 
 /// "" when the build holds the kernel for K, N and the activation, else why not.
 std::string unsupported(int64_t k, int64_t n, dev::Act act);
+/// IE_LINEAR_FP32, the strict-fp32 Linear's override ("" when unset): split, nosplit, ffma or cublas.
+std::string fp32_linear_choice();
 /// Whether the fused set's strict-fp32 Linear takes the split kernel for a product: the build holds K, N and the
 /// activation, from kSplitMinRows rows (IE_LINEAR_FP32=split: at every row count; =nosplit, =ffma, =cublas: never).
 bool fp32_linear_takes(int64_t rows, int64_t k, int64_t n, dev::Act act);

@@ -5,8 +5,9 @@
 // the H200's ~4.2 TB/s (each product reads A, W and the residual once and writes Y once).
 //
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v -I. \
-//     tests/kernels/linear_split_lab.cu -o linear_split_lab
+//     tests/kernels/linear_split_lab.cu layers/linear/linear_split_cuda.cu -o linear_split_lab
 //   ./linear_split_lab [--check-only] [--no-validate] [--filter S] [--csv PATH]
+// lab-sources: layers/linear/linear_split_cuda.cu
 //
 // Gate: relative L2 <= 1e-5 against float64 (the fp32 mode's gate against the CPU backend), NaN and Inf rows
 // non-finite where the reference is, nothing written past Y.
@@ -44,7 +45,7 @@
 #include <vector>
 
 #include "layers/linear/linear_ffma.cuh"
-#include "layers/linear/linear_split.cuh"
+#include "layers/linear/linear_split_launch.h"
 #include "tests/kernels/lab_util.cuh"
 
 namespace {
@@ -81,18 +82,8 @@ struct Shape {
   bool residual;
 };
 
-cudaError_t launch_split(const sp::Params& p, cudaStream_t s) {
-  const int kt = p.k / 16, np = p.n / 16;
-#define LAB_SPLIT_SHAPE(KT, NP) \
-  if (kt == KT && np == NP) return sp::launch<KT, NP>(p, lab::sms(), s);
-  LAB_SPLIT_SHAPE(2, 4)
-  LAB_SPLIT_SHAPE(4, 4)
-  LAB_SPLIT_SHAPE(4, 8)
-  LAB_SPLIT_SHAPE(8, 4)
-  LAB_SPLIT_SHAPE(4, 2)
-#undef LAB_SPLIT_SHAPE
-  return cudaErrorInvalidValue;
-}
+// The engine's own dispatch over the shapes its build holds (linear_split_cuda.cu).
+cudaError_t launch_split(const sp::Params& p, cudaStream_t s) { return sp::launch_compiled(p, lab::sms(), s); }
 
 // The SSA's float32 products (shared/specs/models.md) at their sizes.
 const Shape kShapes[] = {
