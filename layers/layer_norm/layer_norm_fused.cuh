@@ -210,7 +210,6 @@ __global__ void __launch_bounds__(kGroupThreads) layer_norm_group_stream_kernel(
   using Lane = GroupLane<T, G>;
   constexpr int V = Lane::V;
   const Lane L(p);
-  const T* x = static_cast<const T*>(p.x);
   T* y = static_cast<T*>(p.y);
   uint4 sc[ITERS], bi[ITERS];
 #pragma unroll

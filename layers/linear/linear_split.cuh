@@ -42,7 +42,18 @@ struct Params {
   int64_t rows = 0;
   int k = 0, n = 0;
   dev::Act act = dev::Act::None;
+  // A LayerNorm fused at either end (the kernel's kIn and kOut): over each A row before the split (k values of
+  // in_gamma, in_beta), or over each Y row after the bias and activation (n values, N within one chunk; before the
+  // residual). beta may be null.
+  const float* in_gamma = nullptr;
+  const float* in_beta = nullptr;
+  const float* out_gamma = nullptr;
+  const float* out_beta = nullptr;
+  float in_eps = 1e-5f, out_eps = 1e-5f;
 };
+
+// A LayerNorm fused into the product at one end: none, or the LayerNorm then no activation or the erf GELU.
+enum class Norm : int { Off = 0, Plain = 1, Gelu = 2 };
 
 constexpr int kWarps = 8, kThreads = 32 * kWarps;
 
@@ -97,12 +108,70 @@ __device__ __forceinline__ void split_pair(float2 x, float s, uint32_t& hi, uint
   lo = *reinterpret_cast<const uint32_t*>(&l);
 }
 
+// Sum over the quad that holds a row (lanes 4g .. 4g + 3).
+__device__ __forceinline__ float quad_sum(float v) {
+  v += __shfl_xor_sync(0xffffffffu, v, 1);
+  return v + __shfl_xor_sync(0xffffffffu, v, 2);
+}
+
+// The two rows' mean and 1 / sqrt(var + eps) from each lane's `per_lane` values of them (two passes over registers,
+// as the LayerNorm kernels do: no cancellation from a sum of squares), n values a row.
+template <int kVals>
+__device__ __forceinline__ void row_stats(const float (&a)[kVals], const float (&b)[kVals], int n, float eps,
+                                          float2& mean, float2& inv) {
+  float s0 = 0.f, s1 = 0.f;
+#pragma unroll
+  for (int i = 0; i < kVals; ++i) s0 += a[i], s1 += b[i];
+  const float rn = 1.f / static_cast<float>(n);
+  mean = make_float2(quad_sum(s0) * rn, quad_sum(s1) * rn);
+  float v0 = 0.f, v1 = 0.f;
+#pragma unroll
+  for (int i = 0; i < kVals; ++i) {
+    const float d0 = a[i] - mean.x, d1 = b[i] - mean.y;
+    v0 = fmaf(d0, d0, v0), v1 = fmaf(d1, d1, v1);
+  }
+  inv = make_float2(rsqrtf(quad_sum(v0) * rn + eps), rsqrtf(quad_sum(v1) * rn + eps));
+}
+
+template <Norm kNorm>
+__device__ __forceinline__ float2 norm_pair(float2 v, float mean, float inv, const float* gamma, const float* beta,
+                                            int c) {
+  const float2 g = __ldg(reinterpret_cast<const float2*>(gamma + c));
+  const float2 b = beta ? __ldg(reinterpret_cast<const float2*>(beta + c)) : make_float2(0.f, 0.f);
+  float2 r = make_float2(fmaf((v.x - mean) * inv, g.x, b.x), fmaf((v.y - mean) * inv, g.y, b.y));
+  if constexpr (kNorm == Norm::Gelu) r = make_float2(dev::gelu_erf(r.x), dev::gelu_erf(r.y));
+  return r;
+}
+
+// The prologue's LayerNorm of the tile's two rows in place in the A fragments (rows past the end are zeros: their
+// results are not stored).
+template <int KT, Norm kIn>
+__device__ __forceinline__ void normalize_a(const Params& p, float2 (&x)[KT][4]) {
+  if constexpr (kIn != Norm::Off) {
+    const int q = threadIdx.x & 3;
+    float a[4 * KT], b[4 * KT];
+#pragma unroll
+    for (int kk = 0; kk < KT; ++kk) {
+      a[4 * kk] = x[kk][0].x, a[4 * kk + 1] = x[kk][0].y, a[4 * kk + 2] = x[kk][2].x, a[4 * kk + 3] = x[kk][2].y;
+      b[4 * kk] = x[kk][1].x, b[4 * kk + 1] = x[kk][1].y, b[4 * kk + 2] = x[kk][3].x, b[4 * kk + 3] = x[kk][3].y;
+    }
+    float2 mean, inv;
+    row_stats(a, b, 16 * KT, p.in_eps, mean, inv);
+#pragma unroll
+    for (int kk = 0; kk < KT; ++kk)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        x[kk][i] = norm_pair<kIn>(x[kk][i], i & 1 ? mean.y : mean.x, i & 1 ? inv.y : inv.x, p.in_gamma, p.in_beta,
+                                  kk * 16 + 2 * q + 8 * (i >> 1));
+  }
+}
+
 // One warp's 16-row tile t from its A fragments x (i = 0: row g, columns 2q, 2q + 1; 1: row g + 8; 2: row g,
 // + 8; 3: row g + 8, + 8): the rows' scales (across the quad), the split, the products, the epilogue. The
 // activation and whether there is a residual are compiled in (a run-time switch per element was a quarter of the
 // executed instructions); a chunk's residual values are loaded before its products, so that their latency passes
 // under the MMAs (loaded in the epilogue, each waited for in turn behind the stores).
-template <int KT, int NP, dev::Act kAct, bool kRes>
+template <int KT, int NP, dev::Act kAct, bool kRes, Norm kOut = Norm::Off>
 __device__ __forceinline__ void tile_product(const Params& p, const uint4* sw, const float2 (&x)[KT][4], int64_t t) {
   constexpr int kBlocks = NP * KT * 32;
   const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
@@ -155,6 +224,7 @@ __device__ __forceinline__ void tile_product(const Params& p, const uint4* sw, c
         dev::mma_16816<__half>(acc[2 * jp + 1], ah[kk], bl.z, bl.w);
         dev::mma_16816<__half>(acc[2 * jp + 1], ah[kk], bh.z, bh.w);
       }
+    float2 v[2 * NC][2];
 #pragma unroll
     for (int j = 0; j < 2 * NC; ++j) {
       const int c = (2 * j0 + j) * 8 + 2 * q;
@@ -162,20 +232,42 @@ __device__ __forceinline__ void tile_product(const Params& p, const uint4* sw, c
       const float2 b = p.bias ? __ldg(reinterpret_cast<const float2*>(p.bias + c)) : make_float2(0.f, 0.f);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
+        const float is = h ? s1.y : s0.y;
+        v[j][h] = make_float2(dev::activate(kAct, acc[j][2 * h] * is * cs.x + b.x),
+                              dev::activate(kAct, acc[j][2 * h + 1] * is * cs.y + b.y));
+      }
+    }
+    if constexpr (kOut != Norm::Off) {  // the whole row is in this chunk (launch_fused checks N)
+      float a[4 * NC], bb[4 * NC];
+#pragma unroll
+      for (int j = 0; j < 2 * NC; ++j)
+        a[2 * j] = v[j][0].x, a[2 * j + 1] = v[j][0].y, bb[2 * j] = v[j][1].x, bb[2 * j + 1] = v[j][1].y;
+      float2 mean, inv;
+      row_stats(a, bb, 16 * NC, p.out_eps, mean, inv);
+#pragma unroll
+      for (int j = 0; j < 2 * NC; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          v[j][h] = norm_pair<kOut>(v[j][h], h ? mean.y : mean.x, h ? inv.y : inv.x, p.out_gamma, p.out_beta,
+                                    (2 * j0 + j) * 8 + 2 * q);
+    }
+#pragma unroll
+    for (int j = 0; j < 2 * NC; ++j) {
+      const int c = (2 * j0 + j) * 8 + 2 * q;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
         const int64_t r = h ? r1 : r0;
         if (r >= p.rows) continue;
-        const float is = h ? s1.y : s0.y;
-        float v0 = dev::activate(kAct, acc[j][2 * h] * is * cs.x + b.x);
-        float v1 = dev::activate(kAct, acc[j][2 * h + 1] * is * cs.y + b.y);
-        if constexpr (kRes) v0 += res[j][h].x, v1 += res[j][h].y;
-        *reinterpret_cast<float2*>(p.y + r * p.n + c) = make_float2(v0, v1);
+        float2 o = v[j][h];
+        if constexpr (kRes) o.x += res[j][h].x, o.y += res[j][h].y;
+        *reinterpret_cast<float2*>(p.y + r * p.n + c) = o;
       }
     }
   }
 }
 
 // Each warp loads its tiles' A straight from global memory into registers, every load of a tile in flight at once.
-template <int KT, int NP, dev::Act kAct, bool kRes>
+template <int KT, int NP, dev::Act kAct, bool kRes, Norm kIn = Norm::Off, Norm kOut = Norm::Off>
 __global__ void __launch_bounds__(kThreads, 2) linear_split_kernel(const Params p) {
   extern __shared__ uint4 sw[];  // hi: [NP][KT][32], then lo
   constexpr int kBlocks = NP * KT * 32;
@@ -195,7 +287,8 @@ __global__ void __launch_bounds__(kThreads, 2) linear_split_kernel(const Params 
         x[kk][i] = r < p.rows ? __ldg(reinterpret_cast<const float2*>(p.a + r * p.k + kk * 16 + 2 * q + 8 * (i >> 1)))
                               : make_float2(0.f, 0.f);
       }
-    tile_product<KT, NP, kAct, kRes>(p, sw, x, t);
+    normalize_a<KT, kIn>(p, x);
+    tile_product<KT, NP, kAct, kRes, kOut>(p, sw, x, t);
   }
 }
 
@@ -204,9 +297,9 @@ constexpr int smem_bytes() {
   return 2 * NP * KT * 32 * 16;
 }
 
-template <int KT, int NP, dev::Act kAct, bool kRes>
+template <int KT, int NP, dev::Act kAct, bool kRes, Norm kIn = Norm::Off, Norm kOut = Norm::Off>
 cudaError_t launch_kernel(const Params& p, int sms, cudaStream_t s) {
-  auto k = linear_split_kernel<KT, NP, kAct, kRes>;
+  auto k = linear_split_kernel<KT, NP, kAct, kRes, kIn, kOut>;
   static_assert(smem_bytes<KT, NP>() <= 48 * 1024, "W's split blocks within the default shared memory of a CTA");
   const int64_t ctas = (p.rows + 16 * kWarps - 1) / (16 * kWarps);
   const int grid = static_cast<int>(ctas < 2 * sms ? ctas : 2 * sms);
@@ -227,6 +320,17 @@ cudaError_t launch(const Params& p, int sms, cudaStream_t s) {
   if (p.act != dev::Act::None) return cudaErrorInvalidValue;
   return r ? launch_kernel<KT, NP, dev::Act::None, true>(p, sms, s)
            : launch_kernel<KT, NP, dev::Act::None, false>(p, sms, s);
+}
+
+// With a LayerNorm fused at an end (kIn: of A's rows, its gamma and beta in p.in_*; kOut: of Y's rows, N within one
+// chunk of 64 columns, p.out_*), the activation and residual compiled in as well. Same requirements as launch().
+template <int KT, int NP, dev::Act kAct, bool kRes, Norm kIn, Norm kOut>
+cudaError_t launch_fused(const Params& p, int sms, cudaStream_t s) {
+  static_assert(kOut == Norm::Off || NP <= kChunkPairs, "the epilogue's LayerNorm needs the whole row in one chunk");
+  if (p.k != 16 * KT || p.n != 16 * NP || p.act != kAct || (p.residual != nullptr) != kRes) return cudaErrorInvalidValue;
+  if ((kIn != Norm::Off && !p.in_gamma) || (kOut != Norm::Off && !p.out_gamma)) return cudaErrorInvalidValue;
+  if (p.rows < 1) return cudaSuccess;
+  return launch_kernel<KT, NP, kAct, kRes, kIn, kOut>(p, sms, s);
 }
 
 }  // namespace ie::lin::split

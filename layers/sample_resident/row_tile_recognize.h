@@ -1,6 +1,6 @@
 // Shared by the row-tile layouts (row_tile_builder.cpp for the Tensor Core kernel, row_ffma_builder.cpp for the
-// strict-fp32 kernels): the recognition of a chain as the pre-LN transformer autoencoder, with each Linear's
-// weights packed by the caller, and the reasons it gives. Internal to those builders.
+// strict-fp32 kernels) and the strict-fp32 split sequence (split_sequence_cuda.cu): the recognition of a chain as the
+// pre-LN transformer autoencoder, with each Linear's weights packed by the caller, and the reasons it gives.
 #pragma once
 
 #include <functional>

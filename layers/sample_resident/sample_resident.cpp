@@ -92,7 +92,7 @@ class ChainBuilder {
       return add_tensor(part.outputs[0], *y, in) >= 0;
     }
     if (!is_compute(x->dtype) || y->dtype != x->dtype)
-      return fail(why, part.label(), ": computes in ", dtype_name(x->dtype), " (the kernel needs fp16 or bf16)");
+      return fail(why, part.label(), ": computes in ", dtype_name(x->dtype), " (the kernels take fp16, bf16, float32)");
     if (m_compute == DType::Undefined) m_compute = x->dtype;
     if (x->dtype != m_compute) return fail(why, part.label(), ": a second compute type in one chain");
     sr::ChainOp op;
@@ -116,7 +116,7 @@ class ChainBuilder {
         std::vector<float> wt(w.size());
         for (int64_t n = 0; n < s.n; ++n)
           for (int64_t k = 0; k < s.k; ++k) wt[n * s.k + k] = s.trans_w ? w[n * s.k + k] : w[k * s.n + n];
-        op.w = weight_bits(wt, s.n, s.k, m_compute);
+        set_weights(op, std::move(wt), s.n, s.k);
         if (bias) op.bias = floats_of(*m_constant(part.inputs[2]));
       }
     } else if (kind == Part::LayerNorm) {
@@ -164,7 +164,7 @@ class ChainBuilder {
         std::vector<float> wt(w.size());
         for (int64_t n = 0; n < n3; ++n)
           for (int64_t k = 0; k < s.k; ++k) wt[n * s.k + k] = w[k * n3 + n];
-        op.w = weight_bits(wt, n3, s.k, m_compute);
+        set_weights(op, std::move(wt), n3, s.k);
         op.bias = floats_of(*m_constant(part.inputs[2]));
         if (s.rope == RopeMode::Interleaved) {
           op.cos = floats_of(*m_constant(part.inputs[3]));
@@ -197,7 +197,14 @@ class ChainBuilder {
     if (why) *why = concat(args...);
     return false;
   }
-  static bool is_compute(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
+  static bool is_compute(DType t) { return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32; }
+  // W^T [n][k]: in the compute type's bits, or as floats in float32 (ChainOp::w32).
+  void set_weights(sr::ChainOp& op, std::vector<float> wt, int64_t n, int64_t k) const {
+    if (m_compute == DType::Float32)
+      op.w32 = std::move(wt);
+    else
+      op.w = weight_bits(wt, n, k, m_compute);
+  }
   static bool has(const Node& n, size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); }
 
   bool constants(const Node& part, size_t from, size_t to, std::string* why) const {
@@ -323,6 +330,8 @@ bool match_chain(FusionContext& ctx, size_t index) {
   }
   // Trailing views whose output nobody outside reads stay with the chain; a run without products is not one.
   if (products < 2) return false;
+  // In float32 only the transformer's form has a kernel (split_sequence.h): products alone stay per step.
+  if (b.spec().compute == sr::Elem::F32 && !sr::has_norm_or_attention(b.spec())) return false;
   Node fused;
   fused.name = g.nodes[run.front()].name + "/sample_resident";
   fused.domain = "ie";

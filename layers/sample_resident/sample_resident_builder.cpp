@@ -95,6 +95,12 @@ bool check_op(const ChainOp& op, const std::vector<Tensor>& t, std::string* why)
 
 }  // namespace
 
+bool has_norm_or_attention(const ChainSpec& spec) {
+  for (const ChainOp& op : spec.ops)
+    if (op.op == OpCode::LayerNorm || op.op == OpCode::Attention) return true;
+  return false;
+}
+
 double chain_flops_per_sample(const ChainSpec& spec) {
   double f = 0;
   for (const ChainOp& op : spec.ops) {

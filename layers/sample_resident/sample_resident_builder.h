@@ -65,6 +65,9 @@ struct Built {
 /// shared memory than the budget, too many instructions).
 bool build_program(const ChainSpec& spec, const Budget& budget, Built* out, std::string* why);
 
+/// Whether the chain holds a LayerNorm or an attention (a transformer's chain, not a classifier head's products).
+bool has_norm_or_attention(const ChainSpec& spec);
+
 /// Multiply-adds x 2 of one sample through the chain (for the profiler's FLOP figures).
 double chain_flops_per_sample(const ChainSpec& spec);
 

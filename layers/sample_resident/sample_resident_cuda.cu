@@ -7,6 +7,8 @@
 // is made once per engine at plan time and uploaded as prepared constants, then one launch per run. Declines, and the
 // parts run one by one, when a part does not fit the interpreter, when the tile does not fit in shared memory, or, for
 // the interpreter, outside the batches where it is measured faster than the per-step kernels (see kMaxBatch).
+// In strict fp32 the transformer's chain runs as the split sequence (split_sequence.h: a few launches of float32-exact
+// Tensor Core products with the LayerNorms fused in), or per step where it declines.
 // IE_SAMPLE_RESIDENT=interp runs the interpreter where the row-tile or head kernel would, =always the interpreter at
 // every batch, =head_cores or =head_mma one head kernel (tests, comparisons).
 #include <algorithm>
@@ -27,6 +29,7 @@
 #include "layers/sample_resident/row_tile_cta.h"
 #include "layers/sample_resident/sample_resident.cuh"
 #include "layers/sample_resident/sample_resident_chain.h"
+#include "layers/sample_resident/split_sequence.h"
 
 namespace ie {
 namespace {
@@ -37,15 +40,6 @@ namespace {
 // fast as the kernel's tiles, which are bound by their epilogues' instructions (after GELU's cheaper reciprocal:
 // 0.667 against 0.706 ms at 16384, 2.601 against 2.596 at 65536).
 constexpr int64_t kMinBatch = 16, kMaxBatch = 16384;
-
-// The batch range above was measured on transformer chains. A chain of products and a softmax that the head kernel
-// does not take stays per step at every batch: the interpreter was slower there (the conv net's head, H200, bf16:
-// 0.0336 against 0.0217 ms for the whole net at batch 1, 0.105 against 0.100 at 1000, 0.671 against 0.620 at 10000).
-bool has_norm_or_attention(const sr::ChainSpec& spec) {
-  for (const sr::ChainOp& op : spec.ops)
-    if (op.op == sr::OpCode::LayerNorm || op.op == sr::OpCode::Attention) return true;
-  return false;
-}
 
 bool env_is(const char* value) {
   const char* env = std::getenv("IE_SAMPLE_RESIDENT");
@@ -204,6 +198,10 @@ std::unique_ptr<Kernel> make_sample_resident(const KernelInit& init) {
     return init.decline(e.what());
   }
   const int64_t batch = init.inputs[0].shape[0];
+  if (spec.compute == sr::Elem::F32) {  // strict fp32: the split sequence, else per step
+    if (auto k = make_split_sequence(init, spec, batch, &why)) return k;
+    return init.decline(why);
+  }
   dev::DeviceLimits limits;
   if (dev::device_limits(&limits) != cudaSuccess) return init.decline("no CUDA device to plan for");
   std::string why_row_tile = "IE_SAMPLE_RESIDENT chooses the interpreter", why_head = why_row_tile;
@@ -212,7 +210,10 @@ std::unique_ptr<Kernel> make_sample_resident(const KernelInit& init) {
     if (init.outputs.size() == 1)
       if (auto k = make_head(init, spec, batch, limits, &why_head)) return k;
   }
-  if (!always() && !has_norm_or_attention(spec))
+  // The batch range (kMinBatch, kMaxBatch) was measured on transformer chains. A chain of products and a softmax that the head kernel
+  // does not take stays per step at every batch: the interpreter was slower there (the conv net's head, H200, bf16:
+  // 0.0336 against 0.0217 ms for the whole net at batch 1, 0.105 against 0.100 at 1000, 0.671 against 0.620 at 10000).
+  if (!always() && !sr::has_norm_or_attention(spec))
     return init.decline("a chain of products and a softmax runs per step where the head kernel declines (", why_head,
                         "): the interpreter is slower there at every batch (IE_SAMPLE_RESIDENT=always runs it anyway)");
   if (!always() && (batch < kMinBatch || batch > kMaxBatch))

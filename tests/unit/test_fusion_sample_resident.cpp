@@ -2,7 +2,7 @@
 // fp16 become one ie.SampleResident node whose parts compile into a kernel spec (the Casts at its ends included,
 // the graph's two outputs its outputs) that both the interpreting and the row-tile kernel take; both conv net exports
 // end in one chain from the flatten to the output's Cast (fc3 + ReLU, fc4, softmax), which the row-tile kernel
-// declines; in fp32 no chain forms. The planner's own stages are run here with every
+// declines; in fp32 each SSA export is one float32 chain and the conv net has none. The planner's own stages are run here with every
 // fused node accepted, since the CPU backend has no kernel for it (tests/gpu/test_cuda_sample_resident.cpp runs it).
 #include <doctest/doctest.h>
 
@@ -120,8 +120,28 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("fusion sample_resident: no chain in fp32 (the kernel computes on fp16 and bf16 Tensor Cores)") {
+TEST_CASE("fusion sample_resident: in fp32 each SSA export is one float32 chain; the conv net's head is none") {
+  // The float32 chain is the split sequence's (split_sequence.h): the transformer's form, its weights as floats.
+  for (const char* file : {"ssa.onnx", "ssa_dynamo.onnx"}) {
+    CAPTURE(file);
+    std::map<std::string, TensorInfo> infos;
+    Graph g = planned(file, 3, Precision::fp32, &infos);
+    REQUIRE(g.nodes.size() == 1);
+    REQUIRE(g.nodes[0].op_type == "SampleResident");
+    sr::ChainSpec spec;
+    std::string why;
+    REQUIRE(spec_of(g, g.nodes[0], infos, &spec, &why));
+    CHECK(spec.compute == sr::Elem::F32);
+    for (const sr::ChainOp& op : spec.ops)
+      if (op.op == sr::OpCode::Linear || op.op == sr::OpCode::Attention) {
+        CHECK(op.w.empty());
+        CHECK(op.w32.size() == static_cast<size_t>(op.k) * op.n * (op.op == sr::OpCode::Attention ? 3 : 1));
+      }
+    sr::RtBuilt rt;
+    CHECK_FALSE(sr::build_row_tile(spec, sr::RtBudget{}, &rt, &why));  // the Tensor Core kernel: 16-bit only
+  }
+  // A chain of products alone (the conv net's head) has no float32 kernel: no chain.
   std::map<std::string, TensorInfo> infos;
-  Graph g = planned("ssa.onnx", 3, Precision::fp32, &infos);
+  Graph g = planned("convnet.onnx", 3, Precision::fp32, &infos);
   for (const Node& n : g.nodes) CHECK(n.op_type != "SampleResident");
 }

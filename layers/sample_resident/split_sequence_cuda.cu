@@ -1,0 +1,307 @@
+// The split sequence (split_sequence.h): the recognized chain's weights packed once per engine (each split product's
+// halves and column scales, the cuBLASLt products' W as [k][n] floats, one device blob; the LayerNorms' and biases'
+// floats, another), then one run = 5 + 5 x blocks launches on the step's stream, the activations between them in the
+// step's workspace.
+#include <cstring>
+#include <stdexcept>
+
+#include "engine/backend/cuda/cuda_check.h"
+#include "engine/backend/cuda/cuda_state.h"
+#include "layers/attention/attention_fused.cuh"
+#include "layers/common/cublaslt_gemm.h"
+#include "layers/common/cuda_util.cuh"
+#include "layers/common/launch_limits.cuh"
+#include "layers/layer_norm/layer_norm_fused.cuh"
+#include "layers/linear/linear_split_launch.h"
+#include "layers/sample_resident/row_tile_recognize.h"
+#include "layers/sample_resident/split_sequence.h"
+
+namespace ie {
+namespace {
+
+using dev::Act;
+using lin::split::Norm;
+using SplitLaunch = cudaError_t (*)(const lin::split::Params&, int, cudaStream_t);
+
+// The fused products the build holds: (K, N, activation, residual, LayerNorm before, LayerNorm after). Each is its
+// own kernel; these are the SSA's (width 64, slices of 32, an MLP of 128). Another size of the architecture declines
+// to the per-step plan, naming the product.
+struct Compiled {
+  int k, n;
+  Act act;
+  bool res;
+  Norm in, out;
+  SplitLaunch fn;
+};
+template <int K, int N, Act A, bool R, Norm I, Norm O>
+constexpr Compiled entry() {
+  return {K, N, A, R, I, O, lin::split::launch_fused<K / 16, N / 16, A, R, I, O>};
+}
+constexpr Compiled kCompiled[] = {
+    entry<32, 64, Act::None, false, Norm::Off, Norm::Gelu>(),   // embedding, LayerNorm, GELU
+    entry<32, 64, Act::None, false, Norm::Off, Norm::Plain>(),  // embedding, LayerNorm
+    entry<64, 192, Act::None, false, Norm::Plain, Norm::Off>(),  // LayerNorm, q | k | v
+    entry<64, 64, Act::None, true, Norm::Off, Norm::Off>(),      // projection + residual
+    entry<64, 128, Act::Gelu, false, Norm::Plain, Norm::Off>(),  // LayerNorm, fc1, GELU
+    entry<128, 64, Act::None, true, Norm::Off, Norm::Off>(),     // fc2 + residual
+    entry<64, 32, Act::None, false, Norm::Gelu, Norm::Off>(),    // decoder LayerNorm, GELU, output
+    entry<64, 32, Act::None, false, Norm::Plain, Norm::Off>(),   // decoder LayerNorm, output
+};
+
+Norm norm_of(const sr::RtNorm& n) { return n.act == static_cast<int>(Act::Gelu) ? Norm::Gelu : Norm::Plain; }
+
+const char* norm_name(Norm n) { return n == Norm::Off ? "" : n == Norm::Plain ? " LayerNorm" : " LayerNorm+GELU"; }
+
+// One product of the sequence: its launch and the places of its parameters.
+struct Product {
+  SplitLaunch fn = nullptr;
+  int k = 0, n = 0;
+  Act act = Act::None;
+  int64_t w = -1, col_scale = -1;  // bytes into the weight blob
+  int bias = -1;                   // floats into the float blob
+  int in_gamma = -1, in_beta = -1, out_gamma = -1, out_beta = -1;
+  float in_eps = 1e-5f, out_eps = 1e-5f;
+};
+
+// The packed weights: each piece at a 256-byte boundary.
+struct Blob {
+  std::vector<unsigned char> bytes;
+  int64_t add(const void* data, size_t n) {
+    const int64_t at = static_cast<int64_t>((bytes.size() + 255) / 256 * 256);
+    bytes.resize(static_cast<size_t>(at) + n);
+    std::memcpy(bytes.data() + at, data, n);
+    return at;
+  }
+};
+
+// A Linear's W^T [n][k] floats as the recognizer saw it, in its order: embedding, per block q | k | v, projection,
+// fc1, fc2, then the encoder, the decoder, the output.
+struct SeenLinear {
+  int k = 0, n = 0;
+  std::vector<float> wt;
+};
+
+class SplitSequenceKernel : public Kernel {
+ public:
+  struct Plan {
+    sr::RtModel m;
+    int64_t batch = 0;
+    int sms = 0;
+    const unsigned char* blob = nullptr;
+    const float* floats = nullptr;
+    Product embed, out;
+    Product qkv[sr::kRtMaxBlocks], proj[sr::kRtMaxBlocks], fc1[sr::kRtMaxBlocks], fc2[sr::kRtMaxBlocks];
+    int64_t enc_w = -1, dec_w = -1;  // [k][n] floats for cuBLASLt
+    att::Params attention;           // the attention's fixed fields (batch, sizes, ld)
+  };
+
+  SplitSequenceKernel(const KernelInit& init, const Plan& plan)
+      : m_plan(plan),
+        m_rows(plan.batch * plan.m.seq),
+        m_enc(cuda::state_of(init.backend_state).cublaslt(),
+              cuda::LtShape{plan.batch, plan.m.latent, static_cast<int64_t>(plan.m.seq) * plan.m.width},
+              cuda::LtEpilogue::Bias, false, init.node.label() + " (encoder)"),
+        m_dec(cuda::state_of(init.backend_state).cublaslt(),
+              cuda::LtShape{plan.batch, static_cast<int64_t>(plan.m.seq) * plan.m.width, plan.m.latent},
+              cuda::LtEpilogue::Bias, false, init.node.label() + " (decoder)") {
+    const sr::RtModel& m = plan.m;
+    m_qkv = 0;
+    m_y = m_qkv + padded(m_rows * 3 * m.width);
+    m_u = m_y + padded(m_rows * m.width);
+    m_h = m_u + padded(m_rows * m.hidden);
+    m_lt = m_h + padded(m_rows * m.width);
+  }
+
+  size_t workspace_bytes() const override {
+    return m_lt + std::max(m_enc.workspace_bytes(), m_dec.workspace_bytes());
+  }
+
+  void run(KernelContext& ctx) override {
+    const sr::RtModel& m = m_plan.m;
+    const cudaStream_t s = cuda::stream_of(ctx);
+    char* ws = static_cast<char*>(ctx.workspace);
+    float* qkv = reinterpret_cast<float*>(ws + m_qkv);
+    float* y = reinterpret_cast<float*>(ws + m_y);
+    float* u = reinterpret_cast<float*>(ws + m_u);
+    float* h = reinterpret_cast<float*>(ws + m_h);
+    const float* x = ctx.inputs[0].as<const float>();
+    float* recon = static_cast<float*>(ctx.outputs[m.recon_output].data);
+    float* latent = static_cast<float*>(ctx.outputs[m.latent_output].data);
+    if (!cuda::aligned_to(x, 8) || !cuda::aligned_to(recon, 8))
+      throw std::runtime_error("the split sequence's input or reconstruction is not 8-byte aligned");  // arena: 256
+    product(m_plan.embed, x, nullptr, h, s);
+    for (int b = 0; b < m.blocks; ++b) {
+      product(m_plan.qkv[b], h, nullptr, qkv, s);
+      att::Params p = m_plan.attention;
+      p.q = qkv, p.k = qkv + m.width, p.v = qkv + 2 * m.width;
+      p.y = y;
+      p.cos = m.block[b].rope_cos >= 0 ? m_plan.floats + m.block[b].rope_cos : nullptr;
+      p.sin = m.block[b].rope_sin >= 0 ? m_plan.floats + m.block[b].rope_sin : nullptr;
+      p.scale = m.block[b].scale;
+      IE_CUDA_CHECK(att::launch<float>(p, s));
+      product(m_plan.proj[b], y, h, h, s);  // in place: each element's residual is read before it is written
+      product(m_plan.fc1[b], h, nullptr, u, s);
+      product(m_plan.fc2[b], u, h, h, s);
+    }
+    ln::Params n;
+    n.x = h, n.y = y;
+    n.scale = m_plan.floats + m.final_norm.gamma;
+    n.bias = m_plan.floats + m.final_norm.beta;
+    n.rows = m_rows, n.n = m.width, n.eps = m.final_norm.eps;
+    n.act = static_cast<Act>(m.final_norm.act);
+    IE_CUDA_CHECK(ln::launch<float>(n, s));
+    char* lt_ws = ws + m_lt;
+    m_enc.run(y, weights(m_plan.enc_w), nullptr, latent, m_plan.floats + m.enc.bias, 1.f, 0.f, lt_ws, s);
+    m_dec.run(latent, weights(m_plan.dec_w), nullptr, qkv, m_plan.floats + m.dec.bias, 1.f, 0.f, lt_ws, s);
+    product(m_plan.out, qkv, nullptr, recon, s);
+  }
+
+ private:
+  static size_t padded(int64_t floats) { return (static_cast<size_t>(floats) * sizeof(float) + 255) / 256 * 256; }
+  const float* weights(int64_t at) const { return reinterpret_cast<const float*>(m_plan.blob + at); }
+  const float* floats(int at) const { return at >= 0 ? m_plan.floats + at : nullptr; }
+
+  void product(const Product& pr, const float* a, const float* residual, float* out, cudaStream_t s) const {
+    lin::split::Params p;
+    p.a = a;
+    p.w = reinterpret_cast<const uint4*>(m_plan.blob + pr.w);
+    p.col_scale = weights(pr.col_scale);
+    p.bias = floats(pr.bias);
+    p.residual = residual;
+    p.y = out;
+    p.rows = m_rows;
+    p.k = pr.k, p.n = pr.n;
+    p.act = pr.act;
+    p.in_gamma = floats(pr.in_gamma), p.in_beta = floats(pr.in_beta), p.in_eps = pr.in_eps;
+    p.out_gamma = floats(pr.out_gamma), p.out_beta = floats(pr.out_beta), p.out_eps = pr.out_eps;
+    IE_CUDA_CHECK(pr.fn(p, m_plan.sms, s));
+  }
+
+  Plan m_plan;
+  int64_t m_rows;
+  cuda::LtGemm m_enc, m_dec;
+  size_t m_qkv = 0, m_y = 0, m_u = 0, m_h = 0, m_lt = 0;
+};
+
+// The product's compiled kernel, or nullptr (and *why, naming `what`).
+SplitLaunch find_compiled(const char* what, int k, int n, Act act, bool res, Norm in, Norm out, std::string* why) {
+  for (const Compiled& c : kCompiled)
+    if (c.k == k && c.n == n && c.act == act && c.res == res && c.in == in && c.out == out) return c.fn;
+  *why = concat("the split sequence's build holds no", norm_name(in), " ", what, " of K = ", k, ", N = ", n,
+                act == Act::Gelu ? " + GELU" : "", res ? " + residual" : "", norm_name(out),
+                " (compiled for the SSA's sizes: width 64, slices of 32, an MLP of 128)");
+  return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::ChainSpec& spec, int64_t batch,
+                                            std::string* why) {
+  if (spec.compute != sr::Elem::F32) {
+    *why = "the split sequence computes float32 chains";
+    return nullptr;
+  }
+  if (init.precision != Precision::fp32) {
+    *why = concat("the ", precision_name(init.precision), " mode runs its float32 chain per step");
+    return nullptr;
+  }
+  std::vector<SeenLinear> seen;
+  const sr::RowTilePack note = [&](const sr::ChainOp& op) {
+    seen.push_back(SeenLinear{op.k, op.op == sr::OpCode::Attention ? 3 * op.n : op.n, op.w32});
+    return std::vector<unsigned char>();
+  };
+  sr::RtBuilt built;
+  std::vector<std::vector<unsigned char>> stages;
+  if (!sr::recognize_row_tile(spec, note, &built, &stages, why)) return nullptr;
+  const sr::RtModel& m = built.model;
+  if (m.x_elem != sr::Elem::F32 || m.recon_elem != sr::Elem::F32 || m.latent_elem != sr::Elem::F32) {
+    *why = "the split sequence reads and writes float32 tensors";
+    return nullptr;
+  }
+  if (m.enc.act != 0 || m.dec.act != 0) {
+    *why = "an activation on the encoder or decoder product (cuBLASLt runs them with a bias alone)";
+    return nullptr;
+  }
+  const int64_t rows = batch * m.seq;
+  if (!lin::split::fp32_linear_takes(rows, m.width, m.width, Act::None)) {
+    *why = concat(rows, " rows: the split-operand products take the fp32 Linears from 320 rows (or as "
+                  "IE_LINEAR_FP32 says); fewer run per step");
+    return nullptr;
+  }
+  const size_t linears = 4 + 4 * static_cast<size_t>(m.blocks);
+  if (seen.size() != linears) {
+    *why = "the recognized chain's products are not the architecture's";
+    return nullptr;
+  }
+  dev::DeviceLimits limits;
+  if (dev::device_limits(&limits) != cudaSuccess) {
+    *why = "no CUDA device to plan for";
+    return nullptr;
+  }
+
+  SplitSequenceKernel::Plan plan;
+  plan.m = m, plan.batch = batch, plan.sms = limits.sms;
+  Blob blob;
+  // A split product: its kernel, W^T's halves and column scales, its floats.
+  auto split = [&](const char* what, const SeenLinear& l, const sr::RtLinear& rl, bool res, const sr::RtNorm* in,
+                   const sr::RtNorm* out, Product* pr) {
+    const Act act = static_cast<Act>(rl.act);
+    pr->fn = find_compiled(what, l.k, l.n, act, res, in ? norm_of(*in) : Norm::Off, out ? norm_of(*out) : Norm::Off,
+                           why);
+    if (!pr->fn) return false;
+    pr->k = l.k, pr->n = l.n, pr->act = act, pr->bias = rl.bias;
+    const lin::split::SplitWeights sw = lin::split::pack_split_weights(
+        [&](int i, int j) { return l.wt[static_cast<size_t>(j) * l.k + i]; }, l.k, l.n);
+    pr->w = blob.add(sw.blob.data(), sw.blob.size() * sizeof(uint16_t));
+    pr->col_scale = blob.add(sw.col_scale.data(), sw.col_scale.size() * sizeof(float));
+    if (in) pr->in_gamma = in->gamma, pr->in_beta = in->beta, pr->in_eps = in->eps;
+    if (out) pr->out_gamma = out->gamma, pr->out_beta = out->beta, pr->out_eps = out->eps;
+    return true;
+  };
+  // A cuBLASLt product's W [k][n] floats.
+  auto plain = [&](const SeenLinear& l) {
+    std::vector<float> w(l.wt.size());
+    for (int j = 0; j < l.n; ++j)
+      for (int i = 0; i < l.k; ++i) w[static_cast<size_t>(i) * l.n + j] = l.wt[static_cast<size_t>(j) * l.k + i];
+    return blob.add(w.data(), w.size() * sizeof(float));
+  };
+  size_t at = 0;
+  if (!split("embedding", seen[at++], m.embed, false, nullptr, &m.embed_norm, &plan.embed)) return nullptr;
+  for (int b = 0; b < m.blocks; ++b) {
+    const sr::RtBlock& blk = m.block[b];
+    if (!split("q | k | v product", seen[at++], blk.qkv, false, &blk.ln1, nullptr, &plan.qkv[b]) ||
+        !split("projection", seen[at++], blk.proj, true, nullptr, nullptr, &plan.proj[b]) ||
+        !split("MLP product", seen[at++], blk.fc1, false, &blk.ln2, nullptr, &plan.fc1[b]) ||
+        !split("MLP product", seen[at++], blk.fc2, true, nullptr, nullptr, &plan.fc2[b]))
+      return nullptr;
+  }
+  plan.enc_w = plain(seen[at++]);
+  plan.dec_w = plain(seen[at++]);
+  if (!split("output product", seen[at++], m.out, false, &m.dec_norm, nullptr, &plan.out)) return nullptr;
+
+  att::Params probe;
+  probe.batch = batch;
+  probe.seq = m.seq, probe.heads = m.heads, probe.dim = m.head_dim;
+  probe.ld = 3 * m.width;
+  att::Layout layout;
+  const char* att_why = nullptr;
+  if (!att::plan_layout(probe, 4, att::kDefaultThreads, att::kDefaultSmem, static_cast<size_t>(limits.smem_optin),
+                        &layout, &att_why)) {
+    *why = concat("the attention kernel: ", att_why);
+    return nullptr;
+  }
+  plan.attention = probe;
+  plan.blob = static_cast<const unsigned char*>(init.prepared("split_sequence_weights", [&] {
+    Tensor t(DType::UInt8, {static_cast<int64_t>(blob.bytes.size())});
+    std::memcpy(t.data(), blob.bytes.data(), blob.bytes.size());
+    return t;
+  }));
+  plan.floats = static_cast<const float*>(init.prepared("split_sequence_floats", [&] {
+    Tensor t(DType::Float32, {static_cast<int64_t>(built.floats.size())});
+    std::memcpy(t.data(), built.floats.data(), built.floats.size() * sizeof(float));
+    return t;
+  }));
+  return std::make_unique<SplitSequenceKernel>(init, plan);
+}
+
+}  // namespace ie
