@@ -16,7 +16,8 @@
 // lanes x 16 bytes, hi blocks then lo blocks) and walks 16-row tiles a warp at a time: a warp loads its tile's whole
 // A (every load in flight at once) as the MMA's A fragments, finds each row's scale across the quad, splits, and
 // runs three MMAs per (8 columns, k-step), N in chunks of 64 columns. K = 16 KT, N = 16 NP compiled in (the lab's
-// shapes).
+// shapes). A LayerNorm may be fused at either end (launch_fused: of A's rows in registers before the split, of Y's
+// rows after the residual), as the strict-fp32 SSA's split sequence does (layers/sample_resident/split_sequence.h).
 #pragma once
 
 #include <cuda_fp16.h>
@@ -43,8 +44,8 @@ struct Params {
   int k = 0, n = 0;
   dev::Act act = dev::Act::None;
   // A LayerNorm fused at either end (the kernel's kIn and kOut): over each A row before the split (k values of
-  // in_gamma, in_beta), or over each Y row after the bias and activation (n values, N within one chunk; before the
-  // residual). beta may be null.
+  // in_gamma, in_beta), or over each Y row after the bias, activation and residual (n values, N within one chunk:
+  // a pre-LN transformer's h + Linear(y) and the LayerNorm that reads it). beta may be null.
   const float* in_gamma = nullptr;
   const float* in_beta = nullptr;
   const float* out_gamma = nullptr;
@@ -166,16 +167,10 @@ __device__ __forceinline__ void normalize_a(const Params& p, float2 (&x)[KT][4])
   }
 }
 
-// One warp's 16-row tile t from its A fragments x (i = 0: row g, columns 2q, 2q + 1; 1: row g + 8; 2: row g,
-// + 8; 3: row g + 8, + 8): the rows' scales (across the quad), the split, the products, the epilogue. The
-// activation and whether there is a residual are compiled in (a run-time switch per element was a quarter of the
-// executed instructions); a chunk's residual values are loaded before its products, so that their latency passes
-// under the MMAs (loaded in the epilogue, each waited for in turn behind the stores).
-template <int KT, int NP, dev::Act kAct, bool kRes, Norm kOut = Norm::Off>
-__device__ __forceinline__ void tile_product(const Params& p, const uint4* sw, const float2 (&x)[KT][4], int64_t t) {
-  constexpr int kBlocks = NP * KT * 32;
-  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
-  const int64_t r0 = t * 16 + g, r1 = r0 + 8;
+// The tile's two rows' scales (across the quad: s.x the scale, s.y its inverse) and their split A fragments.
+template <int KT>
+__device__ __forceinline__ void split_rows(const float2 (&x)[KT][4], float2& s0, float2& s1, uint32_t (&ah)[KT][4],
+                                           uint32_t (&al)[KT][4]) {
   float m0 = 0.f, m1 = 0.f;  // the rows' largest magnitudes (fmaxf passes NaN over: NaN reaches the products)
 #pragma unroll
   for (int kk = 0; kk < KT; ++kk) {
@@ -187,14 +182,49 @@ __device__ __forceinline__ void tile_product(const Params& p, const uint4* sw, c
     m0 = fmaxf(m0, __shfl_xor_sync(0xffffffffu, m0, d));
     m1 = fmaxf(m1, __shfl_xor_sync(0xffffffffu, m1, d));
   }
-  const float2 s0 = row_scale(m0), s1 = row_scale(m1);
-  uint32_t ah[KT][4], al[KT][4];
+  s0 = row_scale(m0), s1 = row_scale(m1);
 #pragma unroll
   for (int kk = 0; kk < KT; ++kk)
 #pragma unroll
     for (int i = 0; i < 4; ++i) split_pair(x[kk][i], i & 1 ? s1.x : s0.x, ah[kk][i], al[kk][i]);
-  // N in chunks of up to 64 columns (32 with a residual beside a long K: registers), the split A reused.
-  constexpr int kPairs = kRes && KT > 4 ? kChunkPairs / 2 : kChunkPairs;
+}
+
+// The products of one chunk of NC pairs of 8-column tiles from pair j0 (W^T's split blocks in sw, fragment order).
+template <int KT, int NP, int NC>
+__device__ __forceinline__ void chunk_products(const uint4* sw, const uint32_t (&ah)[KT][4], const uint32_t (&al)[KT][4],
+                                               int j0, float (&acc)[2 * NC][4]) {
+  constexpr int kBlocks = NP * KT * 32;
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int kk = 0; kk < KT; ++kk)
+#pragma unroll
+    for (int jp = 0; jp < NC; ++jp) {
+      const int blk = ((j0 + jp) * KT + kk) * 32 + lane;
+      const uint4 bh = sw[blk], bl = sw[kBlocks + blk];
+      dev::mma_16816<__half>(acc[2 * jp], al[kk], bh.x, bh.y);  // the small terms first
+      dev::mma_16816<__half>(acc[2 * jp], ah[kk], bl.x, bl.y);
+      dev::mma_16816<__half>(acc[2 * jp], ah[kk], bh.x, bh.y);
+      dev::mma_16816<__half>(acc[2 * jp + 1], al[kk], bh.z, bh.w);
+      dev::mma_16816<__half>(acc[2 * jp + 1], ah[kk], bl.z, bl.w);
+      dev::mma_16816<__half>(acc[2 * jp + 1], ah[kk], bh.z, bh.w);
+    }
+}
+
+// One warp's 16-row tile t from its A fragments x (i = 0: row g, columns 2q, 2q + 1; 1: row g + 8; 2: row g,
+// + 8; 3: row g + 8, + 8): the rows' scales (across the quad), the split, the products, the epilogue. The
+// activation and whether there is a residual are compiled in (a run-time switch per element was a quarter of the
+// executed instructions); a chunk's residual values are loaded before its products, so that their latency passes
+// under the MMAs (loaded in the epilogue, each waited for in turn behind the stores).
+template <int KT, int NP, dev::Act kAct, bool kRes, Norm kOut = Norm::Off>
+__device__ __forceinline__ void tile_product(const Params& p, const uint4* sw, const float2 (&x)[KT][4], int64_t t) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  const int64_t r0 = t * 16 + g, r1 = r0 + 8;
+  float2 s0, s1;
+  uint32_t ah[KT][4], al[KT][4];
+  split_rows(x, s0, s1, ah, al);
+  // N in chunks of up to 64 columns (32 with a residual beside a long K: registers; the whole row for the
+  // epilogue's LayerNorm), the split A reused.
+  constexpr int kPairs = kOut != Norm::Off ? NP : kRes && KT > 4 ? kChunkPairs / 2 : kChunkPairs;
 #pragma unroll
   for (int j0 = 0; j0 < NP; j0 += kPairs) {
     constexpr int NC = NP < kPairs ? NP : kPairs;
@@ -211,19 +241,7 @@ __device__ __forceinline__ void tile_product(const Params& p, const uint4* sw, c
         }
     }
     float acc[2 * NC][4] = {};
-#pragma unroll
-    for (int kk = 0; kk < KT; ++kk)
-#pragma unroll
-      for (int jp = 0; jp < NC; ++jp) {
-        const int blk = ((j0 + jp) * KT + kk) * 32 + lane;
-        const uint4 bh = sw[blk], bl = sw[kBlocks + blk];
-        dev::mma_16816<__half>(acc[2 * jp], al[kk], bh.x, bh.y);  // the small terms first
-        dev::mma_16816<__half>(acc[2 * jp], ah[kk], bl.x, bl.y);
-        dev::mma_16816<__half>(acc[2 * jp], ah[kk], bh.x, bh.y);
-        dev::mma_16816<__half>(acc[2 * jp + 1], al[kk], bh.z, bh.w);
-        dev::mma_16816<__half>(acc[2 * jp + 1], ah[kk], bl.z, bl.w);
-        dev::mma_16816<__half>(acc[2 * jp + 1], ah[kk], bh.z, bh.w);
-      }
+    chunk_products<KT, NP, NC>(sw, ah, al, j0, acc);
     float2 v[2 * NC][2];
 #pragma unroll
     for (int j = 0; j < 2 * NC; ++j) {
@@ -235,6 +253,7 @@ __device__ __forceinline__ void tile_product(const Params& p, const uint4* sw, c
         const float is = h ? s1.y : s0.y;
         v[j][h] = make_float2(dev::activate(kAct, acc[j][2 * h] * is * cs.x + b.x),
                               dev::activate(kAct, acc[j][2 * h + 1] * is * cs.y + b.y));
+        if constexpr (kRes) v[j][h].x += res[j][h].x, v[j][h].y += res[j][h].y;
       }
     }
     if constexpr (kOut != Norm::Off) {  // the whole row is in this chunk (launch_fused checks N)
@@ -257,10 +276,7 @@ __device__ __forceinline__ void tile_product(const Params& p, const uint4* sw, c
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int64_t r = h ? r1 : r0;
-        if (r >= p.rows) continue;
-        float2 o = v[j][h];
-        if constexpr (kRes) o.x += res[j][h].x, o.y += res[j][h].y;
-        *reinterpret_cast<float2*>(p.y + r * p.n + c) = o;
+        if (r < p.rows) *reinterpret_cast<float2*>(p.y + r * p.n + c) = v[j][h];
       }
     }
   }

@@ -1,11 +1,11 @@
 // ie.SampleResident in strict fp32: the pre-LN transformer autoencoder's chain (recognized as for the row-tile kernel,
 // row_tile_recognize.h) as one step of a few launches, each product on the split-operand Tensor Core kernel
 // (layers/linear/linear_split.cuh) with the LayerNorm beside it fused in: the embedding with its LayerNorm (+ GELU)
-// in the epilogue; per block a block's LayerNorm in the prologue of one q | k | v product, the attention kernel reading
-// q, k and v 3E apart, the projection + residual in place, the second LayerNorm in fc1's prologue (+ GELU), fc2 +
-// residual in place; the final LayerNorm, the encoder and decoder products on cuBLASLt (K or N of seq x width); the
-// decoder's LayerNorm (+ GELU) in the output product's prologue. Against the per-step fp32 plan the five LayerNorm
-// passes go and x is read once for q, k and v.
+// in the epilogue; per block the block's LayerNorm in the prologue of one q | k | v product, the attention kernel
+// reading q, k and v 3E apart, the projection + residual in place, the second LayerNorm in fc1's prologue (+ GELU),
+// fc2 + residual in place (the last block's with the final LayerNorm in its epilogue); the encoder and decoder
+// products on cuBLASLt (K or N of seq x width); the decoder's LayerNorm (+ GELU) in the output product's prologue.
+// Against the per-step fp32 plan the seven LayerNorm passes go and x is read once for q, k and v.
 #pragma once
 
 #include <memory>

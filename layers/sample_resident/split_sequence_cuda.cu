@@ -2,16 +2,18 @@
 // halves and column scales, the cuBLASLt products' W as [k][n] floats, one device blob; the LayerNorms' and biases'
 // floats, another), then one run = 5 + 5 x blocks launches on the step's stream, the activations between them in the
 // step's workspace.
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_state.h"
 #include "layers/attention/attention_fused.cuh"
+#include "layers/attention/attention_split.cuh"
 #include "layers/common/cublaslt_gemm.h"
 #include "layers/common/cuda_util.cuh"
 #include "layers/common/launch_limits.cuh"
-#include "layers/layer_norm/layer_norm_fused.cuh"
 #include "layers/linear/linear_split_launch.h"
 #include "layers/sample_resident/row_tile_recognize.h"
 #include "layers/sample_resident/split_sequence.h"
@@ -22,6 +24,11 @@ namespace {
 using dev::Act;
 using lin::split::Norm;
 using SplitLaunch = cudaError_t (*)(const lin::split::Params&, int, cudaStream_t);
+
+// The sequence against the per-step fp32 plan (bench, H200, compute p50 in one call, ms; split_sequence/call_b):
+// batch 32 (320 rows) 0.0928 / 0.0909, 64 0.0933 / 0.0918, 128 0.0954 / 0.0957, 256 0.0968 / 0.1048, 512 0.0972 /
+// 0.1075, 4096 0.261 / 0.296, 65536 2.680 / 3.229. Below 128 samples its fewer, wider launches have too few tiles.
+constexpr int64_t kMinRows = 1280;
 
 // The fused products the build holds: (K, N, activation, residual, LayerNorm before, LayerNorm after). Each is its
 // own kernel; these are the SSA's (width 64, slices of 32, an MLP of 128). Another size of the architecture declines
@@ -44,6 +51,7 @@ constexpr Compiled kCompiled[] = {
     entry<64, 64, Act::None, true, Norm::Off, Norm::Off>(),      // projection + residual
     entry<64, 128, Act::Gelu, false, Norm::Plain, Norm::Off>(),  // LayerNorm, fc1, GELU
     entry<128, 64, Act::None, true, Norm::Off, Norm::Off>(),     // fc2 + residual
+    entry<128, 64, Act::None, true, Norm::Off, Norm::Plain>(),   // the last fc2 + residual, the final LayerNorm
     entry<64, 32, Act::None, false, Norm::Gelu, Norm::Off>(),    // decoder LayerNorm, GELU, output
     entry<64, 32, Act::None, false, Norm::Plain, Norm::Off>(),   // decoder LayerNorm, output
 };
@@ -93,6 +101,8 @@ class SplitSequenceKernel : public Kernel {
     Product qkv[sr::kRtMaxBlocks], proj[sr::kRtMaxBlocks], fc1[sr::kRtMaxBlocks], fc2[sr::kRtMaxBlocks];
     int64_t enc_w = -1, dec_w = -1;  // [k][n] floats for cuBLASLt
     att::Params attention;           // the attention's fixed fields (batch, sizes, ld)
+    bool joined = false;             // q | k | v and the attention in one kernel (attention_split.cuh)
+    int smem_optin = 0;
   };
 
   SplitSequenceKernel(const KernelInit& init, const Plan& plan)
@@ -131,25 +141,25 @@ class SplitSequenceKernel : public Kernel {
       throw std::runtime_error("the split sequence's input or reconstruction is not 8-byte aligned");  // arena: 256
     product(m_plan.embed, x, nullptr, h, s);
     for (int b = 0; b < m.blocks; ++b) {
-      product(m_plan.qkv[b], h, nullptr, qkv, s);
       att::Params p = m_plan.attention;
-      p.q = qkv, p.k = qkv + m.width, p.v = qkv + 2 * m.width;
       p.y = y;
-      p.cos = m.block[b].rope_cos >= 0 ? m_plan.floats + m.block[b].rope_cos : nullptr;
-      p.sin = m.block[b].rope_sin >= 0 ? m_plan.floats + m.block[b].rope_sin : nullptr;
+      p.cos = floats(m.block[b].rope_cos);
+      p.sin = floats(m.block[b].rope_sin);
       p.scale = m.block[b].scale;
-      IE_CUDA_CHECK(att::launch<float>(p, s));
+      if (m_plan.joined) {
+        att::split::SplitParams sp;
+        sp.lin = params(m_plan.qkv[b], h, nullptr, nullptr);
+        sp.att = p;
+        IE_CUDA_CHECK((att::split::launch_split_attention<4, 12, Norm::Plain>(sp, m_plan.sms, m_plan.smem_optin, s)));
+      } else {
+        product(m_plan.qkv[b], h, nullptr, qkv, s);
+        p.q = qkv, p.k = qkv + m.width, p.v = qkv + 2 * m.width;
+        IE_CUDA_CHECK(att::launch<float>(p, s));
+      }
       product(m_plan.proj[b], y, h, h, s);  // in place: each element's residual is read before it is written
       product(m_plan.fc1[b], h, nullptr, u, s);
-      product(m_plan.fc2[b], u, h, h, s);
+      product(m_plan.fc2[b], u, h, b + 1 < m.blocks ? h : y, s);  // the last one: the final LayerNorm's rows
     }
-    ln::Params n;
-    n.x = h, n.y = y;
-    n.scale = m_plan.floats + m.final_norm.gamma;
-    n.bias = m_plan.floats + m.final_norm.beta;
-    n.rows = m_rows, n.n = m.width, n.eps = m.final_norm.eps;
-    n.act = static_cast<Act>(m.final_norm.act);
-    IE_CUDA_CHECK(ln::launch<float>(n, s));
     char* lt_ws = ws + m_lt;
     m_enc.run(y, weights(m_plan.enc_w), nullptr, latent, m_plan.floats + m.enc.bias, 1.f, 0.f, lt_ws, s);
     m_dec.run(latent, weights(m_plan.dec_w), nullptr, qkv, m_plan.floats + m.dec.bias, 1.f, 0.f, lt_ws, s);
@@ -162,6 +172,10 @@ class SplitSequenceKernel : public Kernel {
   const float* floats(int at) const { return at >= 0 ? m_plan.floats + at : nullptr; }
 
   void product(const Product& pr, const float* a, const float* residual, float* out, cudaStream_t s) const {
+    IE_CUDA_CHECK(pr.fn(params(pr, a, residual, out), m_plan.sms, s));
+  }
+
+  lin::split::Params params(const Product& pr, const float* a, const float* residual, float* out) const {
     lin::split::Params p;
     p.a = a;
     p.w = reinterpret_cast<const uint4*>(m_plan.blob + pr.w);
@@ -174,7 +188,7 @@ class SplitSequenceKernel : public Kernel {
     p.act = pr.act;
     p.in_gamma = floats(pr.in_gamma), p.in_beta = floats(pr.in_beta), p.in_eps = pr.in_eps;
     p.out_gamma = floats(pr.out_gamma), p.out_beta = floats(pr.out_beta), p.out_eps = pr.out_eps;
-    IE_CUDA_CHECK(pr.fn(p, m_plan.sms, s));
+    return p;
   }
 
   Plan m_plan;
@@ -223,9 +237,11 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
     return nullptr;
   }
   const int64_t rows = batch * m.seq;
-  if (!lin::split::fp32_linear_takes(rows, m.width, m.width, Act::None)) {
-    *why = concat(rows, " rows: the split-operand products take the fp32 Linears from 320 rows (or as "
-                  "IE_LINEAR_FP32 says); fewer run per step");
+  const bool forced = lin::split::fp32_linear_choice() == "split";
+  if (!lin::split::fp32_linear_takes(rows, m.width, m.width, Act::None) || (rows < kMinRows && !forced)) {
+    *why = concat(rows, " rows: the split sequence runs from ", kMinRows,
+                  " rows, where it is faster than the per-step plan (IE_LINEAR_FP32=split: at every row count; "
+                  "=nosplit, ffma, cublas: never)");
     return nullptr;
   }
   const size_t linears = 4 + 4 * static_cast<size_t>(m.blocks);
@@ -272,7 +288,8 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
     if (!split("q | k | v product", seen[at++], blk.qkv, false, &blk.ln1, nullptr, &plan.qkv[b]) ||
         !split("projection", seen[at++], blk.proj, true, nullptr, nullptr, &plan.proj[b]) ||
         !split("MLP product", seen[at++], blk.fc1, false, &blk.ln2, nullptr, &plan.fc1[b]) ||
-        !split("MLP product", seen[at++], blk.fc2, true, nullptr, nullptr, &plan.fc2[b]))
+        !split("MLP product", seen[at++], blk.fc2, true, nullptr, b + 1 < m.blocks ? nullptr : &m.final_norm,
+               &plan.fc2[b]))
       return nullptr;
   }
   plan.enc_w = plain(seen[at++]);
@@ -291,6 +308,17 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
     return nullptr;
   }
   plan.attention = probe;
+  plan.smem_optin = limits.smem_optin;
+  // q | k | v and the attention apart: the product into the workspace, then the attention kernel. Joined in one kernel
+  // (attention_split.cuh) with IE_SPLIT_ATTENTION=joined, where it is compiled for the shape: measured slower
+  // (ncu, H200, 65536 samples, call_b: 0.626 ms a block against 0.245 + 0.309; its CTAs of five warps, two per SM
+  // under the weight's and the group's shared memory, wait out the products' and the attention's latency in turn).
+  const char* joined = std::getenv("IE_SPLIT_ATTENTION");
+  probe.ld = 0;
+  plan.joined = m.width == 64 && joined && std::string(joined) == "joined" &&  // compiled: K 64, 3E 192, LayerNorm
+                !*att::split::split_attention_unsupported(probe, m.width, 4, 12) &&
+                att::split::split_attention_smem(4, 12, 16 * att::split::split_group(m.seq) * m.seq / 16) <=
+                    static_cast<size_t>(limits.smem_optin);
   plan.blob = static_cast<const unsigned char*>(init.prepared("split_sequence_weights", [&] {
     Tensor t(DType::UInt8, {static_cast<int64_t>(blob.bytes.size())});
     std::memcpy(t.data(), blob.bytes.data(), blob.bytes.size());

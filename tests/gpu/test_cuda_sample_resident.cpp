@@ -5,8 +5,10 @@
 // and match the CPU backend's fp32 within the modes' gate (relative L2 <= 1e-2) at batches 1, 7, 33, 1000 and 10001, on
 // the row-tile kernel (the default for this form) and on the interpreting kernel (IE_SAMPLE_RESIDENT=always); the
 // interpreter outside the batches where it wins declines with its reason and the parts run; in strict fp32 the
-// SSA is one step (the split sequence) from 32 samples, within the fp32 gate (1e-5) of the CPU, a NaN staying in
-// its sample; below 32 samples, in tf32 and with IE_LINEAR_FP32=nosplit it runs per step with the reason. The kernels' own checks at other shapes are in tests/kernels/sample_resident_lab.cu.
+// SSA is one step (the split sequence, its attention apart from the q | k | v product and joined) from 128 samples,
+// within the fp32 gate (1e-5) of the CPU, a NaN staying in its sample; below 128 samples, in tf32 and with
+// IE_LINEAR_FP32=nosplit it runs per step with the reason. The kernels' own checks at other shapes are in
+// tests/kernels/sample_resident_lab.cu.
 #include <cmath>
 
 #include "../models/reference_data.h"
@@ -99,32 +101,54 @@ TEST_CASE("GPU: the interpreter declines outside its batches with the reason; th
   for (size_t i = 0; i < got.size(); ++i) CHECK(rel_l2(got[i], want[i]) <= 1e-2);
 }
 
-TEST_CASE("GPU: in strict fp32 the SSA is one step (the split sequence) from 32 samples and matches the CPU") {
+TEST_CASE("GPU: in strict fp32 the SSA is one step (the split sequence) from 128 samples and matches the CPU") {
   IE_REQUIRE_GPU();
   for (const char* file : {"ssa.onnx", "ssa_dynamo.onnx"}) {
     const Graph g = load_onnx(test::weights_path(file));
-    for (int64_t batch : {1, 7, 31, 32, 1000, 10001}) {
+    for (int64_t batch : {1, 7, 127, 128, 1000, 10001}) {
       CAPTURE(file);
       CAPTURE(batch);
       const Tensor x = test::random_uniform({batch, 320}, 31 + static_cast<unsigned>(batch), -0.2f, 1.2f);
       Options cpu;
       cpu.backend = kernel_set::kCpu;
       const auto want = Engine::load(test::weights_path(file), cpu).create_session().run_ordered({{"x", x}});
-      std::string declined;
-      CHECK(chain_step(g, batch, Precision::fp32, &declined) == (batch >= 32 ? kernel_set::kCuda : "(none)"));
-      if (batch < 32) CHECK(declined.find("rows: the split-operand products take") != std::string::npos);
-      Options o;
-      o.backend = kernel_set::kCuda;
-      o.precision = Precision::fp32;
-      const auto got = Engine::load(test::weights_path(file), o).create_session().run_ordered({{"x", x}});
-      REQUIRE(got.size() == want.size());
-      for (size_t i = 0; i < got.size(); ++i) {
-        CHECK(got[i].shape() == want[i].shape());
-        CHECK(rel_l2(got[i], want[i]) <= 1e-5);  // the fp32 mode's gate
+      // q | k | v and the attention apart (the product, the kernel), then in one kernel (attention_split.cuh).
+      for (const char* attention : {"", "joined"}) {
+        CAPTURE(attention);
+        test::ScopedEnv env("IE_SPLIT_ATTENTION", attention);
+        std::string declined;
+        CHECK(chain_step(g, batch, Precision::fp32, &declined) == (batch >= 128 ? kernel_set::kCuda : "(none)"));
+        if (batch < 128) CHECK(declined.find("rows: the split sequence runs from 1280 rows") != std::string::npos);
+        Options o;
+        o.backend = kernel_set::kCuda;
+        o.precision = Precision::fp32;
+        const auto got = Engine::load(test::weights_path(file), o).create_session().run_ordered({{"x", x}});
+        REQUIRE(got.size() == want.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          CHECK(got[i].shape() == want[i].shape());
+          CHECK(rel_l2(got[i], want[i]) <= 1e-5);  // the fp32 mode's gate
+        }
       }
     }
   }
   const Graph g = load_onnx(test::weights_path("ssa.onnx"));
+  {  // IE_LINEAR_FP32=split takes the split products at every row count: the sequence at batch 1 and 7 too
+    test::ScopedEnv split("IE_LINEAR_FP32", "split");
+    test::ScopedEnv joined("IE_SPLIT_ATTENTION", "joined");  // its last group of one sample
+    for (int64_t batch : {1, 7}) {
+      CAPTURE(batch);
+      const Tensor x = test::random_uniform({batch, 320}, 41 + static_cast<unsigned>(batch), -0.2f, 1.2f);
+      Options cpu;
+      cpu.backend = kernel_set::kCpu;
+      const auto want = Engine::load(test::weights_path("ssa.onnx"), cpu).create_session().run_ordered({{"x", x}});
+      CHECK(chain_step(g, batch, Precision::fp32) == kernel_set::kCuda);
+      Options o;
+      o.backend = kernel_set::kCuda;
+      o.precision = Precision::fp32;
+      const auto got = Engine::load(test::weights_path("ssa.onnx"), o).create_session().run_ordered({{"x", x}});
+      for (size_t i = 0; i < got.size(); ++i) CHECK(rel_l2(got[i], want[i]) <= 1e-5);
+    }
+  }
   {  // a NaN stays in its sample: the LayerNorms, the attention and the latent products mix within a sample only
     const int64_t batch = 1000, bad = 3;
     Tensor x = test::random_uniform({batch, 320}, 77, -0.2f, 1.2f);

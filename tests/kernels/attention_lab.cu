@@ -28,6 +28,9 @@
 //   - CTA size: 128 query lanes best at 65536 (64: 0.275, 256: 0.286, 512: 0.260 ms); 64 best at 512.
 //   - ptxas: the whole-element kernels need launch_bounds(512, 1) (with 512 alone ptxas capped them at 64
 //     registers and spilled 12 bytes); 41-85 registers, no spills. The projected kernel: 88-102, no spills.
+//   - q, k and v loads four vectors in flight per thread before any RoPE or store (the load loop unrolled by hand):
+//     no gain, reverted (the engine's fp32 SSA attention at 65536 under ncu 0.309 -> 0.316 ms; this lab in the same
+//     call: fp32 0.314 ms, bf16 0.266; tools/results/h200/split_sequence/call_c).
 //   - Projected kernel: x by cp.async into two buffers made no difference (0.68 -> 0.69 ms); its CTAs of 4-8
 //     warps with four barriers per group and 55-160 KB of shared memory keep too few warps in flight.
 #include <algorithm>
