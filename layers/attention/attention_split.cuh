@@ -68,15 +68,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32) split_attention_kernel(const S
       const int64_t t = b0 * S / 16 + warp;  // b0 S is a multiple of 16
       const int64_t r0 = t * 16 + g, r1 = r0 + 8;
       float2 x[KT][4];
-#pragma unroll
-      for (int kk = 0; kk < KT; ++kk)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int64_t r = i & 1 ? r1 : r0;
-          x[kk][i] = r < p.rows
-                         ? __ldg(reinterpret_cast<const float2*>(p.a + r * p.k + kk * 16 + 2 * q + 8 * (i >> 1)))
-                         : make_float2(0.f, 0.f);
-        }
+      lin::split::load_rows(p.a, p.k, r0, p.rows, x);
       lin::split::normalize_a<KT, kIn>(p, x);
       float2 s0, s1;
       uint32_t ah[KT][4], al[KT][4];

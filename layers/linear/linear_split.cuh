@@ -109,6 +109,21 @@ __device__ __forceinline__ void split_pair(float2 x, float s, uint32_t& hi, uint
   lo = *reinterpret_cast<const uint32_t*>(&l);
 }
 
+// A 16-row tile's A fragments straight from global memory, every load in flight at once: this lane's rows r0 (= the
+// tile's first + g) and r0 + 8 of a matrix with rows `ld` floats apart from `a` (zeros from row `rows` on).
+template <int KT>
+__device__ __forceinline__ void load_rows(const float* a, int64_t ld, int64_t r0, int64_t rows, float2 (&x)[KT][4]) {
+  const int q = threadIdx.x & 3;
+#pragma unroll
+  for (int kk = 0; kk < KT; ++kk)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int64_t r = i & 1 ? r0 + 8 : r0;
+      x[kk][i] = r < rows ? __ldg(reinterpret_cast<const float2*>(a + r * ld + kk * 16 + 2 * q + 8 * (i >> 1)))
+                          : make_float2(0.f, 0.f);
+    }
+}
+
 // Sum over the quad that holds a row (lanes 4g .. 4g + 3).
 __device__ __forceinline__ float quad_sum(float v) {
   v += __shfl_xor_sync(0xffffffffu, v, 1);
@@ -191,8 +206,8 @@ __device__ __forceinline__ void split_rows(const float2 (&x)[KT][4], float2& s0,
 
 // The products of one chunk of NC pairs of 8-column tiles from pair j0 (W^T's split blocks in sw, fragment order).
 template <int KT, int NP, int NC>
-__device__ __forceinline__ void chunk_products(const uint4* sw, const uint32_t (&ah)[KT][4], const uint32_t (&al)[KT][4],
-                                               int j0, float (&acc)[2 * NC][4]) {
+__device__ __forceinline__ void chunk_products(const uint4* sw, const uint32_t (&ah)[KT][4],
+                                               const uint32_t (&al)[KT][4], int j0, float (&acc)[2 * NC][4]) {
   constexpr int kBlocks = NP * KT * 32;
   const int lane = threadIdx.x & 31;
 #pragma unroll
@@ -289,20 +304,12 @@ __global__ void __launch_bounds__(kThreads, 2) linear_split_kernel(const Params 
   constexpr int kBlocks = NP * KT * 32;
   for (int i = threadIdx.x; i < 2 * kBlocks; i += kThreads) sw[i] = __ldg(p.w + i);
   __syncthreads();
-  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  const int g = (threadIdx.x & 31) >> 2;
   const int64_t tiles = (p.rows + 15) / 16;
   for (int64_t t = static_cast<int64_t>(blockIdx.x) * kWarps + (threadIdx.x >> 5); t < tiles;
        t += static_cast<int64_t>(gridDim.x) * kWarps) {
-    const int64_t r0 = t * 16 + g, r1 = r0 + 8;
     float2 x[KT][4];
-#pragma unroll
-    for (int kk = 0; kk < KT; ++kk)
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int64_t r = i & 1 ? r1 : r0;
-        x[kk][i] = r < p.rows ? __ldg(reinterpret_cast<const float2*>(p.a + r * p.k + kk * 16 + 2 * q + 8 * (i >> 1)))
-                              : make_float2(0.f, 0.f);
-      }
+    load_rows(p.a, p.k, t * 16 + g, p.rows, x);
     normalize_a<KT, kIn>(p, x);
     tile_product<KT, NP, kAct, kRes, kOut>(p, sw, x, t);
   }
@@ -343,7 +350,8 @@ cudaError_t launch(const Params& p, int sms, cudaStream_t s) {
 template <int KT, int NP, dev::Act kAct, bool kRes, Norm kIn, Norm kOut>
 cudaError_t launch_fused(const Params& p, int sms, cudaStream_t s) {
   static_assert(kOut == Norm::Off || NP <= kChunkPairs, "the epilogue's LayerNorm needs the whole row in one chunk");
-  if (p.k != 16 * KT || p.n != 16 * NP || p.act != kAct || (p.residual != nullptr) != kRes) return cudaErrorInvalidValue;
+  if (p.k != 16 * KT || p.n != 16 * NP || p.act != kAct || (p.residual != nullptr) != kRes)
+    return cudaErrorInvalidValue;
   if ((kIn != Norm::Off && !p.in_gamma) || (kOut != Norm::Off && !p.out_gamma)) return cudaErrorInvalidValue;
   if (p.rows < 1) return cudaSuccess;
   return launch_kernel<KT, NP, kAct, kRes, kIn, kOut>(p, sms, s);

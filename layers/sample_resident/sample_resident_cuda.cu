@@ -210,9 +210,10 @@ std::unique_ptr<Kernel> make_sample_resident(const KernelInit& init) {
     if (init.outputs.size() == 1)
       if (auto k = make_head(init, spec, batch, limits, &why_head)) return k;
   }
-  // The batch range (kMinBatch, kMaxBatch) was measured on transformer chains. A chain of products and a softmax that the head kernel
-  // does not take stays per step at every batch: the interpreter was slower there (the conv net's head, H200, bf16:
-  // 0.0336 against 0.0217 ms for the whole net at batch 1, 0.105 against 0.100 at 1000, 0.671 against 0.620 at 10000).
+  // The batch range (kMinBatch, kMaxBatch) was measured on transformer chains. A chain of products and a softmax that
+  // the head kernel does not take stays per step at every batch: the interpreter was slower there (the conv net's head,
+  // H200, bf16: 0.0336 against 0.0217 ms for the whole net at batch 1, 0.105 against 0.100 at 1000, 0.671 against 0.620
+  // at 10000).
   if (!always() && !sr::has_norm_or_attention(spec))
     return init.decline("a chain of products and a softmax runs per step where the head kernel declines (", why_head,
                         "): the interpreter is slower there at every batch (IE_SAMPLE_RESIDENT=always runs it anyway)");

@@ -3,9 +3,11 @@
 // (layers/linear/linear_split.cuh) with the LayerNorm beside it fused in: the embedding with its LayerNorm (+ GELU)
 // in the epilogue; per block the block's LayerNorm in the prologue of one q | k | v product, the attention kernel
 // reading q, k and v 3E apart, the projection + residual in place, the second LayerNorm in fc1's prologue (+ GELU),
-// fc2 + residual in place (the last block's with the final LayerNorm in its epilogue); the encoder and decoder
-// products on cuBLASLt (K or N of seq x width); the decoder's LayerNorm (+ GELU) in the output product's prologue.
-// Against the per-step fp32 plan the seven LayerNorm passes go and x is read once for q, k and v.
+// fc2 + residual in place; the encoder with the final LayerNorm in its prologue, and the decoder, its LayerNorm
+// (+ GELU) and the output product in one kernel (linear_split_latent.cuh). Against the per-step fp32 plan the seven
+// LayerNorm passes and the decoder's rows go and x is read once for q, k and v. Sizes the latent kernels are not
+// compiled for run the encoder and decoder on cuBLASLt (the final LayerNorm in the last fc2's epilogue, the decoder's
+// in the output product's prologue).
 #pragma once
 
 #include <memory>

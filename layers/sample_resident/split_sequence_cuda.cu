@@ -14,6 +14,7 @@
 #include "layers/common/cublaslt_gemm.h"
 #include "layers/common/cuda_util.cuh"
 #include "layers/common/launch_limits.cuh"
+#include "layers/linear/linear_split_latent.cuh"
 #include "layers/linear/linear_split_launch.h"
 #include "layers/sample_resident/row_tile_recognize.h"
 #include "layers/sample_resident/split_sequence.h"
@@ -45,8 +46,8 @@ constexpr Compiled entry() {
   return {K, N, A, R, I, O, lin::split::launch_fused<K / 16, N / 16, A, R, I, O>};
 }
 constexpr Compiled kCompiled[] = {
-    entry<32, 64, Act::None, false, Norm::Off, Norm::Gelu>(),   // embedding, LayerNorm, GELU
-    entry<32, 64, Act::None, false, Norm::Off, Norm::Plain>(),  // embedding, LayerNorm
+    entry<32, 64, Act::None, false, Norm::Off, Norm::Gelu>(),    // embedding, LayerNorm, GELU
+    entry<32, 64, Act::None, false, Norm::Off, Norm::Plain>(),   // embedding, LayerNorm
     entry<64, 192, Act::None, false, Norm::Plain, Norm::Off>(),  // LayerNorm, q | k | v
     entry<64, 64, Act::None, true, Norm::Off, Norm::Off>(),      // projection + residual
     entry<64, 128, Act::Gelu, false, Norm::Plain, Norm::Off>(),  // LayerNorm, fc1, GELU
@@ -100,8 +101,10 @@ class SplitSequenceKernel : public Kernel {
     Product embed, out;
     Product qkv[sr::kRtMaxBlocks], proj[sr::kRtMaxBlocks], fc1[sr::kRtMaxBlocks], fc2[sr::kRtMaxBlocks];
     int64_t enc_w = -1, dec_w = -1;  // [k][n] floats for cuBLASLt
-    att::Params attention;           // the attention's fixed fields (batch, sizes, ld)
-    bool joined = false;             // q | k | v and the attention in one kernel (attention_split.cuh)
+    bool split_latent = false;       // the encoder and decoder on linear_split_latent.cuh instead
+    int64_t enc_split = -1, enc_scale = -1, dec_split = -1, dec_scale = -1;  // their blocks and column scales
+    att::Params attention;  // the attention's fixed fields (batch, sizes, ld)
+    bool joined = false;    // q | k | v and the attention in one kernel (attention_split.cuh)
     int smem_optin = 0;
   };
 
@@ -122,9 +125,7 @@ class SplitSequenceKernel : public Kernel {
     m_lt = m_h + padded(m_rows * m.width);
   }
 
-  size_t workspace_bytes() const override {
-    return m_lt + std::max(m_enc.workspace_bytes(), m_dec.workspace_bytes());
-  }
+  size_t workspace_bytes() const override { return m_lt + std::max(m_enc.workspace_bytes(), m_dec.workspace_bytes()); }
 
   void run(KernelContext& ctx) override {
     const sr::RtModel& m = m_plan.m;
@@ -158,7 +159,25 @@ class SplitSequenceKernel : public Kernel {
       }
       product(m_plan.proj[b], y, h, h, s);  // in place: each element's residual is read before it is written
       product(m_plan.fc1[b], h, nullptr, u, s);
-      product(m_plan.fc2[b], u, h, b + 1 < m.blocks ? h : y, s);  // the last one: the final LayerNorm's rows
+      const bool last = b + 1 == m.blocks && !m_plan.split_latent;
+      product(m_plan.fc2[b], u, h, last ? y : h, s);  // the last one for cuBLASLt: the final LayerNorm's rows
+    }
+    if (m_plan.split_latent) {
+      lin::split::LatentParams lp;
+      lp.batch = m_plan.batch, lp.seq = m.seq;
+      lp.h = h, lp.latent = latent;
+      lp.w = reinterpret_cast<const uint4*>(m_plan.blob + m_plan.enc_split);
+      lp.col_scale = weights(m_plan.enc_scale), lp.bias = floats(m.enc.bias);
+      lp.gamma = floats(m.final_norm.gamma), lp.beta = floats(m.final_norm.beta), lp.eps = m.final_norm.eps;
+      IE_CUDA_CHECK((lin::split::launch_encoder<4, 2, Norm::Plain>(lp, m_plan.sms, m_plan.smem_optin, s)));
+      lin::split::LatentParams ld;
+      ld.batch = m_plan.batch, ld.seq = m.seq;
+      ld.z = latent, ld.recon = recon;
+      ld.w = reinterpret_cast<const uint4*>(m_plan.blob + m_plan.dec_split);
+      ld.col_scale = weights(m_plan.dec_scale), ld.bias = floats(m.dec.bias), ld.out_bias = floats(m.out.bias);
+      ld.gamma = floats(m.dec_norm.gamma), ld.beta = floats(m.dec_norm.beta), ld.eps = m.dec_norm.eps;
+      IE_CUDA_CHECK((lin::split::launch_decoder<2, 4, 2, Norm::Gelu>(ld, m_plan.sms, m_plan.smem_optin, s)));
+      return;
     }
     char* lt_ws = ws + m_lt;
     m_enc.run(y, weights(m_plan.enc_w), nullptr, latent, m_plan.floats + m.enc.bias, 1.f, 0.f, lt_ws, s);
@@ -262,12 +281,12 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
   auto split = [&](const char* what, const SeenLinear& l, const sr::RtLinear& rl, bool res, const sr::RtNorm* in,
                    const sr::RtNorm* out, Product* pr) {
     const Act act = static_cast<Act>(rl.act);
-    pr->fn = find_compiled(what, l.k, l.n, act, res, in ? norm_of(*in) : Norm::Off, out ? norm_of(*out) : Norm::Off,
-                           why);
+    pr->fn =
+        find_compiled(what, l.k, l.n, act, res, in ? norm_of(*in) : Norm::Off, out ? norm_of(*out) : Norm::Off, why);
     if (!pr->fn) return false;
     pr->k = l.k, pr->n = l.n, pr->act = act, pr->bias = rl.bias;
-    const lin::split::SplitWeights sw = lin::split::pack_split_weights(
-        [&](int i, int j) { return l.wt[static_cast<size_t>(j) * l.k + i]; }, l.k, l.n);
+    const lin::split::SplitWeights sw =
+        lin::split::pack_split_weights([&](int i, int j) { return l.wt[static_cast<size_t>(j) * l.k + i]; }, l.k, l.n);
     pr->w = blob.add(sw.blob.data(), sw.blob.size() * sizeof(uint16_t));
     pr->col_scale = blob.add(sw.col_scale.data(), sw.col_scale.size() * sizeof(float));
     if (in) pr->in_gamma = in->gamma, pr->in_beta = in->beta, pr->in_eps = in->eps;
@@ -281,6 +300,30 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
       for (int i = 0; i < l.k; ++i) w[static_cast<size_t>(i) * l.n + j] = l.wt[static_cast<size_t>(j) * l.k + i];
     return blob.add(w.data(), w.size() * sizeof(float));
   };
+  // The latent products on the split kernels (linear_split_latent.cuh) where the build holds the sizes: the final
+  // LayerNorm then in the encoder's prologue, the decoder's rows in registers; else on cuBLASLt, with the final
+  // LayerNorm in the last fc2's epilogue (IE_SPLIT_LATENT=cublas: always, for comparisons).
+  // They take a warp per 16 samples and each CTA stages every position's weights: with too few CTAs cuBLASLt is faster
+  // (the whole SSA, bench, H200, split_sequence/call_e, split latent against cuBLASLt, ms: batch 512 0.133 / 0.101,
+  // 4096 0.273 / 0.261, 16384 0.724 / 0.777, 32768 1.329 / 1.418; call_d: 65536 2.499 / 2.667). Taken from half
+  // as many CTAs as SMs (batch 8448 on an H200; between 4096 and 16384 not measured). IE_SPLIT_LATENT=split takes
+  // them at every batch (tests), =cublas never.
+  const char* latent_env = std::getenv("IE_SPLIT_LATENT");
+  const std::string latent_choice = latent_env ? latent_env : "";
+  plan.split_latent = latent_choice != "cublas" && m.width == 64 && m.latent == 32 && m.slice == 32 &&
+                      norm_of(m.final_norm) == Norm::Plain && norm_of(m.dec_norm) == Norm::Gelu &&
+                      lin::split::encoder_smem(m.seq, 4, 2) <= static_cast<size_t>(limits.smem_optin) &&
+                      lin::split::decoder_smem(m.seq, 2, 4, 2) <= static_cast<size_t>(limits.smem_optin);
+  if (plan.split_latent && latent_choice != "split") {
+    int per_sm = 0;
+    const auto decoder = lin::split::split_decoder_kernel<2, 4, 2, Norm::Gelu>;
+    const int smem = static_cast<int>(lin::split::decoder_smem(m.seq, 2, 4, 2));
+    if (dev::resident_blocks(decoder, lin::split::kThreads, smem, limits.smem_optin, &per_sm) != cudaSuccess)
+      per_sm = 0;
+    const int64_t half_the_sms = static_cast<int64_t>(limits.sms) / 2 * lin::split::kWarps * 16;  // samples
+    plan.split_latent = per_sm > 0 && batch >= half_the_sms;
+  }
+  const int S = m.seq, D = m.width, L = m.latent;
   size_t at = 0;
   if (!split("embedding", seen[at++], m.embed, false, nullptr, &m.embed_norm, &plan.embed)) return nullptr;
   for (int b = 0; b < m.blocks; ++b) {
@@ -288,12 +331,38 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
     if (!split("q | k | v product", seen[at++], blk.qkv, false, &blk.ln1, nullptr, &plan.qkv[b]) ||
         !split("projection", seen[at++], blk.proj, true, nullptr, nullptr, &plan.proj[b]) ||
         !split("MLP product", seen[at++], blk.fc1, false, &blk.ln2, nullptr, &plan.fc1[b]) ||
-        !split("MLP product", seen[at++], blk.fc2, true, nullptr, b + 1 < m.blocks ? nullptr : &m.final_norm,
-               &plan.fc2[b]))
+        !split("MLP product", seen[at++], blk.fc2, true, nullptr,
+               b + 1 < m.blocks || plan.split_latent ? nullptr : &m.final_norm, &plan.fc2[b]))
       return nullptr;
   }
+  const SeenLinear &enc = seen[at], &dec = seen[at + 1], &out = seen[at + 2];
   plan.enc_w = plain(seen[at++]);
   plan.dec_w = plain(seen[at++]);
+  if (plan.split_latent) {
+    // Per position s: the encoder's rows s D .. of W [S D, L], the decoder's columns s D .. of W [L, S D]; then the
+    // output product's W [D, slice] after the decoder's.
+    std::vector<uint16_t> enc_blocks, dec_blocks;
+    std::vector<float> enc_scales, dec_scales;
+    auto append = [](const lin::split::SplitWeights& w, std::vector<uint16_t>* blocks, std::vector<float>* scales) {
+      blocks->insert(blocks->end(), w.blob.begin(), w.blob.end());
+      scales->insert(scales->end(), w.col_scale.begin(), w.col_scale.end());
+    };
+    for (int p = 0; p < S; ++p) {
+      append(lin::split::pack_split_weights(
+                 [&](int i, int j) { return enc.wt[static_cast<size_t>(j) * S * D + p * D + i]; }, D, L),
+             &enc_blocks, &enc_scales);
+      append(lin::split::pack_split_weights(
+                 [&](int i, int j) { return dec.wt[(static_cast<size_t>(p) * D + j) * L + i]; }, L, D),
+             &dec_blocks, &dec_scales);
+    }
+    append(lin::split::pack_split_weights([&](int i, int j) { return out.wt[static_cast<size_t>(j) * D + i]; }, D,
+                                          m.slice),
+           &dec_blocks, &dec_scales);
+    plan.enc_split = blob.add(enc_blocks.data(), enc_blocks.size() * sizeof(uint16_t));
+    plan.enc_scale = blob.add(enc_scales.data(), enc_scales.size() * sizeof(float));
+    plan.dec_split = blob.add(dec_blocks.data(), dec_blocks.size() * sizeof(uint16_t));
+    plan.dec_scale = blob.add(dec_scales.data(), dec_scales.size() * sizeof(float));
+  }
   if (!split("output product", seen[at++], m.out, false, &m.dec_norm, nullptr, &plan.out)) return nullptr;
 
   att::Params probe;

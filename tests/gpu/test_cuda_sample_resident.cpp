@@ -5,7 +5,8 @@
 // and match the CPU backend's fp32 within the modes' gate (relative L2 <= 1e-2) at batches 1, 7, 33, 1000 and 10001, on
 // the row-tile kernel (the default for this form) and on the interpreting kernel (IE_SAMPLE_RESIDENT=always); the
 // interpreter outside the batches where it wins declines with its reason and the parts run; in strict fp32 the
-// SSA is one step (the split sequence, its attention apart from the q | k | v product and joined) from 128 samples,
+// SSA is one step (the split sequence; its attention apart from the q | k | v product or joined, its latent products
+// on cuBLASLt or the split kernels) from 128 samples,
 // within the fp32 gate (1e-5) of the CPU, a NaN staying in its sample; below 128 samples, in tf32 and with
 // IE_LINEAR_FP32=nosplit it runs per step with the reason. The kernels' own checks at other shapes are in
 // tests/kernels/sample_resident_lab.cu.
@@ -112,10 +113,15 @@ TEST_CASE("GPU: in strict fp32 the SSA is one step (the split sequence) from 128
       Options cpu;
       cpu.backend = kernel_set::kCpu;
       const auto want = Engine::load(test::weights_path(file), cpu).create_session().run_ordered({{"x", x}});
-      // q | k | v and the attention apart (the product, the kernel), then in one kernel (attention_split.cuh).
-      for (const char* attention : {"", "joined"}) {
+      // The default (q | k | v and the attention apart; at these batches the latent products on cuBLASLt), then the
+      // attention joined to the product (attention_split.cuh), then the latent products on the split kernels
+      // (linear_split_latent.cuh, the default from half as many CTAs as SMs).
+      const std::pair<const char*, const char*> variants[] = {{"", ""}, {"joined", ""}, {"", "split"}};
+      for (const auto& [attention, latent] : variants) {
         CAPTURE(attention);
-        test::ScopedEnv env("IE_SPLIT_ATTENTION", attention);
+        CAPTURE(latent);
+        test::ScopedEnv env_attention("IE_SPLIT_ATTENTION", attention);
+        test::ScopedEnv env_latent("IE_SPLIT_LATENT", latent);
         std::string declined;
         CHECK(chain_step(g, batch, Precision::fp32, &declined) == (batch >= 128 ? kernel_set::kCuda : "(none)"));
         if (batch < 128) CHECK(declined.find("rows: the split sequence runs from 1280 rows") != std::string::npos);
@@ -135,6 +141,7 @@ TEST_CASE("GPU: in strict fp32 the SSA is one step (the split sequence) from 128
   {  // IE_LINEAR_FP32=split takes the split products at every row count: the sequence at batch 1 and 7 too
     test::ScopedEnv split("IE_LINEAR_FP32", "split");
     test::ScopedEnv joined("IE_SPLIT_ATTENTION", "joined");  // its last group of one sample
+    test::ScopedEnv latent("IE_SPLIT_LATENT", "split");      // a tile of one sample
     for (int64_t batch : {1, 7}) {
       CAPTURE(batch);
       const Tensor x = test::random_uniform({batch, 320}, 41 + static_cast<unsigned>(batch), -0.2f, 1.2f);
@@ -153,6 +160,7 @@ TEST_CASE("GPU: in strict fp32 the SSA is one step (the split sequence) from 128
     const int64_t batch = 1000, bad = 3;
     Tensor x = test::random_uniform({batch, 320}, 77, -0.2f, 1.2f);
     x.data_as<float>()[bad * 320 + 5] = std::nanf("");
+    test::ScopedEnv latent("IE_SPLIT_LATENT", "split");
     Options o;
     o.backend = kernel_set::kCuda;
     o.precision = Precision::fp32;

@@ -31,7 +31,13 @@
 //       / 0.219, fc1 + GELU 0.204 / 0.413, fc2 + res 0.201 / 0.317, out 0.070 / 0.175: 3.3-3.7 TB/s (fc1 2.5: the
 //       erf GELU), 1.6-2.5x the FFMA kernel; at 40,960 rows 1.3-1.9x.
 // In the engine since (linear_split_cuda.cu: K and N of 32, 64, 128): the SSA in fp32 at 65536 4.53 -> 3.70 ms
-// (call_f). The SSA's encoder (K 640) and decoder (N 640) need a K loop and N chunks beyond the compiled shapes.
+// (call_f). The SSA's encoder (K 640) and decoder (N 640): per position of the sequence in linear_split_latent.cuh.
+//   S4. tried in the engine's split sequence (tools/results/h200/split_sequence/call_e, ncu at 655,360 rows, the
+//       same build with and without): Y stored by whole rows through 4.6 KB of shared memory per warp (16-byte
+//       stores of two 256-byte rows per instruction instead of 32 bytes in each of eight rows): slower but for fc2
+//       (embed + LN 0.098 -> 0.105, q | k | v 0.247 -> 0.250, proj 0.127 -> 0.151, fc1 0.210 -> 0.234, fc2 0.206
+//       -> 0.196; the whole SSA 2.470 -> 2.565 ms): the staging's shared-memory round trip and barriers cost more
+//       than the partial-line stores, which L2 merges. Dropped.
 #include <cuda_fp16.h>
 
 #include <algorithm>

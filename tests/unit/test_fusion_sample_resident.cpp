@@ -2,8 +2,9 @@
 // fp16 become one ie.SampleResident node whose parts compile into a kernel spec (the Casts at its ends included,
 // the graph's two outputs its outputs) that both the interpreting and the row-tile kernel take; both conv net exports
 // end in one chain from the flatten to the output's Cast (fc3 + ReLU, fc4, softmax), which the row-tile kernel
-// declines; in fp32 each SSA export is one float32 chain and the conv net has none. The planner's own stages are run here with every
-// fused node accepted, since the CPU backend has no kernel for it (tests/gpu/test_cuda_sample_resident.cpp runs it).
+// declines; in fp32 each SSA export is one float32 chain and the conv net has none. The planner's own stages are run
+// here with every fused node accepted, since the CPU backend has no kernel for it
+// (tests/gpu/test_cuda_sample_resident.cpp runs it).
 #include <doctest/doctest.h>
 
 #include "engine/backend/constant_store.h"
