@@ -60,7 +60,7 @@ say "memcheck exit $rc: $(grep -E 'ERROR SUMMARY' "$out/logs/gpu_tests_memcheck.
 stage "fused kernels' GPU tests under compute-sanitizer racecheck, synccheck and initcheck"
 for tool in racecheck synccheck initcheck; do
   compute-sanitizer --tool $tool --error-exitcode 9 "$build/bin/gpu_tests" --no-version \
-    -tc='cuda FusedConv (fused set) matches*,cuda FusedConv keeps NaN*,cuda FusedConv declines*,cuda FusedConv: every shared-rows*,cuda LayerNorm*,cuda LayerNormalization*,cuda Linear*,cuda Attention*,GPU: the SSA runs as one sample-resident*,GPU: classifier heads run as one sample-resident*' > "$out/logs/gpu_tests_$tool.log" 2>&1; rc=$?
+    -tc='cuda FusedConv (fused set) matches*,cuda FusedConv keeps NaN*,cuda FusedConv declines*,cuda FusedConv: every shared-rows*,cuda LayerNorm*,cuda LayerNormalization*,cuda Linear*,cuda Attention*,GPU: the SSA runs as one sample-resident*,GPU: classifier heads run as one sample-resident*,GPU: in strict fp32*' > "$out/logs/gpu_tests_$tool.log" 2>&1; rc=$?
   say "$tool exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/logs/gpu_tests_$tool.log" | tail -1)"
 done
 fi
