@@ -16,6 +16,9 @@
 // 1 write) bytes / median time, a copy of the same bytes in brackets:
 //   SSA shape (S 10, 4 heads of 16, RoPE), CTA of 128 query lanes (the default):
 //     batch 65536: bf16 0.222 ms 1.51 TB/s [4.03], fp16 0.221, fp32 0.301 ms 2.23 TB/s [4.18]; batch 512: 0.009 ms
+//     fp32 in the tile form (the default for float where it applies): 0.216 ms 3.11 TB/s [4.19] (74% of the copy),
+//     with q | k | v as one product 3E apart (the split sequence's) 0.217 against the staged form's 0.308; at 4096
+//     0.0227 against 0.0309 (tools/results/h200/attention_own/call_c).
 //   longer sequences on CUDA cores: S 64 D 32 7.9 TFLOP/s, S 128 D 64 7.6 TFLOP/s (1.09 and 4.50 ms): these want
 //     Tensor Core scores (mma over q k^T and p v) before they are worth fusing at that size.
 //   projected (x w + bias in the kernel, K 64): bf16 0.017 ms at 512 (against 0.028 for three Linear products and
@@ -31,6 +34,17 @@
 //   - q, k and v loads four vectors in flight per thread before any RoPE or store (the load loop unrolled by hand):
 //     no gain, reverted (the engine's fp32 SSA attention at 65536 under ncu 0.309 -> 0.316 ms; this lab in the same
 //     call: fp32 0.314 ms, bf16 0.266; tools/results/h200/split_sequence/call_c).
+//   - The tile form (fp32; attention_own/call_a..c, ncu at 65536 with q | k | v one product, CTA of 128):
+//     a) each thread its own row of q, k and v as 16-byte loads straight into registers (q kept there, k and v to
+//        shared memory), its output row as 8-byte stores: 0.258 ms against 0.309 staged, but L1 93% busy at 53% of
+//        DRAM: a warp's 16-byte accesses 64 bytes apart touch twice the sectors they use (13 of 32 bytes a sector).
+//     b) the CTA's rows copied by cp.async into a padded row layout, the output out through shared memory, the
+//        chunks placed by index arithmetic per chunk (four divisions by the shape): 0.358 ms, issue-bound (277 M
+//        instructions against 109 M for a).
+//     c) (kept) the copies in global order (one run per tensor or one for the product, no division), each group of
+//        four chunks swizzled so the threads' own-row reads spread over the banks, k and v into the staged form's
+//        per-head units: 0.219 ms, L1 82%, DRAM 63%, 83 registers. Capped at 64 registers (2 CTAs of 512 a SM):
+//        76 bytes spilled, 0.241 ms.
 //   - Projected kernel: x by cp.async into two buffers made no difference (0.68 -> 0.69 ms); its CTAs of 4-8
 //     warps with four barriers per group and 55-160 KB of shared memory keep too few warps in flight.
 #include <algorithm>
@@ -115,7 +129,15 @@ void reference_unit(const Shape& s, const float* q, const float* k, const float*
 // arithmetic; 16-bit adds the output's rounding (2^-11, 2^-8) and nothing else (RoPE and scores are float).
 double tolerance(DT t) { return t == DT::F32 ? 2e-5 : t == DT::F16 ? 2e-3 : 1e-2; }
 
-int check_case(DT t, const Shape& s, int threads, unsigned seed) {
+using ie::att::Variant;
+const char* variant_name(Variant v) { return v == Variant::Tile ? "tile" : v == Variant::Staged ? "staged" : "auto"; }
+// The tile form takes float, head dims up to 16 in multiples of 4 and an element's positions x heads within 512.
+bool tile_takes(DT t, const Shape& s) {
+  return t == DT::F32 && s.dim <= 16 && s.dim % 4 == 0 && s.seq * s.heads <= ie::att::kMaxRowsThreads;
+}
+
+// packed: q, k and v as one [B, S, 3E] tensor read 3E apart (the output of one q | k | v product).
+int check_case(DT t, const Shape& s, int threads, unsigned seed, Variant variant = Variant::Auto, bool packed = false) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> uqk(-2.f, 2.f), uv(-1.f, 1.f);
   const size_t n = static_cast<size_t>(s.batch) * s.seq * s.heads * s.dim;
@@ -125,22 +147,37 @@ int check_case(DT t, const Shape& s, int threads, unsigned seed) {
   for (float& x : v) x = uv(rng);
   q = round_to(t, q), k = round_to(t, k), v = round_to(t, v);
   tables(s, cos, sin);
-  const int es = dt_size(t);
-  DeviceBuf dq(n * es), dk(n * es), dv(n * es), dy(n * es), dc(cos.size() * 4 + 16), ds(sin.size() * 4 + 16);
-  CUDA_CHECK(cudaMemcpy(dq.p, bytes_of(t, q).data(), n * es, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(dk.p, bytes_of(t, k).data(), n * es, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(dv.p, bytes_of(t, v).data(), n * es, cudaMemcpyHostToDevice));
+  const int es = dt_size(t), E = s.heads * s.dim;
+  DeviceBuf dq(3 * n * es), dk(n * es), dv(n * es), dy(n * es), dc(cos.size() * 4 + 16), ds(sin.size() * 4 + 16);
+  if (packed) {
+    std::vector<float> qkv(3 * n);
+    for (size_t r = 0; r < n / E; ++r)
+      for (int c = 0; c < E; ++c) {
+        qkv[r * 3 * E + c] = q[r * E + c];
+        qkv[r * 3 * E + E + c] = k[r * E + c];
+        qkv[r * 3 * E + 2 * E + c] = v[r * E + c];
+      }
+    CUDA_CHECK(cudaMemcpy(dq.p, bytes_of(t, qkv).data(), 3 * n * es, cudaMemcpyHostToDevice));
+  } else {
+    CUDA_CHECK(cudaMemcpy(dq.p, bytes_of(t, q).data(), n * es, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dk.p, bytes_of(t, k).data(), n * es, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dv.p, bytes_of(t, v).data(), n * es, cudaMemcpyHostToDevice));
+  }
   CUDA_CHECK(cudaMemcpy(dc.p, cos.data(), cos.size() * 4, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(ds.p, sin.data(), sin.size() * 4, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemset(dy.p, 0xff, n * es));  // NaN patterns: an unwritten output fails
   ie::att::Params p;
   p.q = dq.p, p.k = dk.p, p.v = dv.p, p.y = dy.p;
+  if (packed) {
+    unsigned char* base = static_cast<unsigned char*>(dq.p);
+    p.k = base + E * es, p.v = base + 2 * E * es, p.ld = 3 * E;
+  }
   p.cos = s.rope ? static_cast<const float*>(dc.p) : nullptr;
   p.sin = s.rope ? static_cast<const float*>(ds.p) : nullptr;
   p.batch = s.batch, p.seq = s.seq, p.heads = s.heads, p.dim = s.dim;
   p.scale = static_cast<float>(1 / std::sqrt(static_cast<double>(s.dim)));
   by_type(t, [&](auto tag) {
-    CUDA_CHECK(ie::att::launch<decltype(tag)>(p, 0, threads));
+    CUDA_CHECK(ie::att::launch<decltype(tag)>(p, 0, threads, ie::att::kDefaultSmem, variant));
     return 0;
   });
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -157,9 +194,9 @@ int check_case(DT t, const Shape& s, int threads, unsigned seed) {
     worst = std::isnan(err) ? 1e30 : std::max(worst, err);
   }
   const bool ok = worst <= tolerance(t);
-  printf("%s %-5s B%-6lld S%-4d H%-3d D%-4d %-5s T%-5d max err %.2e (tol %.1e)\n", ok ? "PASS" : "FAIL", dt_name(t),
-         static_cast<long long>(s.batch), s.seq, s.heads, s.dim, s.rope ? "rope" : "plain", threads, worst,
-         tolerance(t));
+  printf("%s %-5s B%-6lld S%-4d H%-3d D%-4d %-5s T%-5d %-6s %-6s max err %.2e (tol %.1e)\n", ok ? "PASS" : "FAIL",
+         dt_name(t), static_cast<long long>(s.batch), s.seq, s.heads, s.dim, s.rope ? "rope" : "plain", threads,
+         variant_name(variant), packed ? "packed" : "apart", worst, tolerance(t));
   return ok ? 0 : 1;
 }
 
@@ -234,7 +271,15 @@ int validate() {
       {2, 64, 1, 64, false}, {9, 100, 3, 32, true},  {2, 9, 2, 200, true},     {1, 3, 1, 512, false},
   };
   for (DT t : {DT::F32, DT::F16, DT::BF16})
-    for (const Shape& s : shapes) failures += check_case(t, s, 256, seed++);
+    for (const Shape& s : shapes) {
+      failures += check_case(t, s, 256, seed++, Variant::Staged);
+      if (tile_takes(t, s)) failures += check_case(t, s, 256, seed++, Variant::Tile);
+      // q | k | v of one product, 3E apart (a row stride that is not a multiple of 16 bytes at E = 18).
+      if (s.batch <= 10001 && (s.dim == 16 || s.dim == 6 || s.dim == 10)) {
+        failures += check_case(t, s, 128, seed++, Variant::Staged, true);
+        if (tile_takes(t, s)) failures += check_case(t, s, 128, seed++, Variant::Tile, true);
+      }
+    }
   // The projected form: the SSA's shape, odd batch and K, head dims 8 to 128, with and without RoPE.
   for (DT t : {DT::F16, DT::BF16}) {
     failures += check_projected(t, {1, 10, 4, 16, true}, 64, 128, seed++);
@@ -246,8 +291,12 @@ int validate() {
   }
   // Every CTA size on shapes where it changes the units per CTA (and a last CTA with fewer units).
   for (int threads : {32, 64, 128, 512, 1024}) {
-    failures += check_case(DT::BF16, {1001, 10, 4, 16, true}, threads, seed++);
+    failures += check_case(DT::BF16, {1001, 10, 4, 16, true}, threads, seed++, Variant::Staged);
     failures += check_case(DT::F32, {37, 20, 3, 24, true}, threads, seed++);
+    failures += check_case(DT::F32, {1001, 10, 4, 16, true}, threads, seed++, Variant::Tile, true);
+    failures += check_case(DT::F32, {999, 13, 3, 8, true}, threads, seed++, Variant::Tile);
+    failures += check_case(DT::F32, {101, 7, 5, 12, true}, threads, seed++, Variant::Tile, true);
+    failures += check_case(DT::F32, {55, 9, 2, 4, false}, threads, seed++, Variant::Tile);
   }
   return failures;
 }
@@ -257,13 +306,19 @@ struct Target {
   Shape s;
   DT t;
   const char* what;
+  bool packed = false;  // q | k | v in one [B, S, 3E] tensor (the engine's fp32 SSA)
 };
 
 void time_targets(const std::string& filter, FILE* csv) {
   const std::vector<Target> targets = {
-      {{512, 10, 4, 16, true}, DT::BF16, "SSA batch 512"}, {{65536, 10, 4, 16, true}, DT::BF16, "SSA 65536"},
-      {{65536, 10, 4, 16, true}, DT::F16, "SSA 65536"},    {{65536, 10, 4, 16, true}, DT::F32, "SSA 65536"},
-      {{4096, 64, 4, 32, true}, DT::BF16, "S64 D32"},      {{1024, 128, 8, 64, true}, DT::BF16, "S128 D64"},
+      {{512, 10, 4, 16, true}, DT::BF16, "SSA batch 512"},
+      {{65536, 10, 4, 16, true}, DT::BF16, "SSA 65536"},
+      {{65536, 10, 4, 16, true}, DT::F16, "SSA 65536"},
+      {{65536, 10, 4, 16, true}, DT::F32, "SSA 65536"},
+      {{65536, 10, 4, 16, true}, DT::F32, "SSA qkv 65536", true},
+      {{4096, 10, 4, 16, true}, DT::F32, "SSA qkv 4096", true},
+      {{4096, 64, 4, 32, true}, DT::BF16, "S64 D32"},
+      {{1024, 128, 8, 64, true}, DT::BF16, "S128 D64"},
       {{512, 128, 4, 128, false}, DT::BF16, "S128 D128"},
   };
   cudaStream_t stream;
@@ -271,9 +326,9 @@ void time_targets(const std::string& filter, FILE* csv) {
   printf(
       "== timing: median of 50 launches after 5 warm-ups, inputs rotated over 3 buffer sets; TB/s = (3 reads + 1 "
       "write) bytes / time; copy = cudaMemcpyAsync moving the same bytes; TFLOP/s = 4 S^2 D per head ==\n");
-  printf("%-14s %-5s %-26s %-6s %9s %7s %9s %8s %8s\n", "target", "type", "shape", "CTA", "ms", "TB/s", "copy TB/s",
-         "of copy", "TFLOP/s");
-  if (csv) fprintf(csv, "target,type,batch,seq,heads,dim,rope,threads,ms,tbps,copy_tbps,pct_of_copy,tflops\n");
+  printf("%-14s %-5s %-26s %-6s %-6s %9s %7s %9s %8s %8s\n", "target", "type", "shape", "form", "CTA", "ms", "TB/s",
+         "copy TB/s", "of copy", "TFLOP/s");
+  if (csv) fprintf(csv, "target,type,batch,seq,heads,dim,rope,variant,threads,ms,tbps,copy_tbps,pct_of_copy,tflops\n");
   for (const Target& tg : targets) {
     const Shape& s = tg.s;
     const int es = dt_size(tg.t);
@@ -282,9 +337,15 @@ void time_targets(const std::string& filter, FILE* csv) {
     std::vector<std::unique_ptr<DeviceBuf>> bufs;
     std::vector<float> ramp(n);
     for (int i = 0; i < kSets * 3; ++i) {
-      for (size_t e = 0; e < n; ++e) ramp[e] = static_cast<float>((e * 7 + i * 13) % 97) / 97.f - 0.5f;
-      bufs.push_back(std::make_unique<DeviceBuf>(n * es));
-      CUDA_CHECK(cudaMemcpy(bufs.back()->p, bytes_of(tg.t, ramp).data(), n * es, cudaMemcpyHostToDevice));
+      if (tg.packed && i % 3 != 0) {  // one [B, S, 3E] tensor per set
+        bufs.push_back(nullptr);
+        continue;
+      }
+      const size_t count = tg.packed ? 3 * n : n;
+      ramp.resize(count);
+      for (size_t e = 0; e < count; ++e) ramp[e] = static_cast<float>((e * 7 + i * 13) % 97) / 97.f - 0.5f;
+      bufs.push_back(std::make_unique<DeviceBuf>(count * es));
+      CUDA_CHECK(cudaMemcpy(bufs.back()->p, bytes_of(tg.t, ramp).data(), count * es, cudaMemcpyHostToDevice));
     }
     DeviceBuf y(n * es), copy_src(2 * n * es), copy_dst(2 * n * es);
     std::vector<float> cos, sin;
@@ -298,36 +359,44 @@ void time_targets(const std::string& filter, FILE* csv) {
         stream);
     const double copy_tbps = bytes / (copy_ms * 1e-3) / 1e12;
     const double flops = 4.0 * s.batch * s.heads * s.seq * s.seq * s.dim;
-    for (int threads : {64, 128, 256, 512}) {
-      char shape[64];
-      snprintf(shape, sizeof shape, "B%lld S%d H%d D%d%s", static_cast<long long>(s.batch), s.seq, s.heads, s.dim,
-               s.rope ? " rope" : "");
-      const std::string name = std::string(tg.what) + " " + dt_name(tg.t) + " " + shape;
-      if (!filter.empty() && name.find(filter) == std::string::npos) continue;
-      const float ms = lab::median_ms(
-          [&](int i) {
-            ie::att::Params p;
-            const int set = i % kSets;
-            p.q = bufs[set * 3]->p, p.k = bufs[set * 3 + 1]->p, p.v = bufs[set * 3 + 2]->p, p.y = y.p;
-            p.cos = s.rope ? static_cast<const float*>(dc.p) : nullptr;
-            p.sin = s.rope ? static_cast<const float*>(ds.p) : nullptr;
-            p.batch = s.batch, p.seq = s.seq, p.heads = s.heads, p.dim = s.dim;
-            p.scale = 0.25f;
-            by_type(tg.t, [&](auto tag) {
-              CUDA_CHECK(ie::att::launch<decltype(tag)>(p, stream, threads));
-              return 0;
-            });
-          },
-          stream);
-      const double tbps = bytes / (ms * 1e-3) / 1e12;
-      const double tflops = flops / (ms * 1e-3) / 1e12;
-      printf("%-14s %-5s %-26s T%-5d %9.4f %7.2f %9.2f %7.0f%% %8.2f\n", tg.what, dt_name(tg.t), shape, threads, ms,
-             tbps, copy_tbps, 100 * tbps / copy_tbps, tflops);
-      if (csv)
-        fprintf(csv, "%s,%s,%lld,%d,%d,%d,%d,%d,%.5f,%.3f,%.3f,%.1f,%.3f\n", tg.what, dt_name(tg.t),
-                static_cast<long long>(s.batch), s.seq, s.heads, s.dim, s.rope ? 1 : 0, threads, ms, tbps, copy_tbps,
-                100 * tbps / copy_tbps, tflops);
-    }
+    for (Variant variant : {Variant::Staged, Variant::Tile})
+      for (int threads : {64, 128, 160, 256, 320, 512}) {
+        if (variant == Variant::Tile && !tile_takes(tg.t, s)) continue;
+        char shape[64];
+        snprintf(shape, sizeof shape, "B%lld S%d H%d D%d%s", static_cast<long long>(s.batch), s.seq, s.heads, s.dim,
+                 s.rope ? " rope" : "");
+        const std::string name = std::string(tg.what) + " " + dt_name(tg.t) + " " + shape + " " + variant_name(variant);
+        if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+        const float ms = lab::median_ms(
+            [&](int i) {
+              ie::att::Params p;
+              const int set = i % kSets;
+              if (tg.packed) {
+                unsigned char* base = static_cast<unsigned char*>(bufs[set * 3]->p);
+                const int E = s.heads * s.dim;
+                p.q = base, p.k = base + E * es, p.v = base + 2 * E * es, p.ld = 3 * E, p.y = y.p;
+              } else {
+                p.q = bufs[set * 3]->p, p.k = bufs[set * 3 + 1]->p, p.v = bufs[set * 3 + 2]->p, p.y = y.p;
+              }
+              p.cos = s.rope ? static_cast<const float*>(dc.p) : nullptr;
+              p.sin = s.rope ? static_cast<const float*>(ds.p) : nullptr;
+              p.batch = s.batch, p.seq = s.seq, p.heads = s.heads, p.dim = s.dim;
+              p.scale = 0.25f;
+              by_type(tg.t, [&](auto tag) {
+                CUDA_CHECK(ie::att::launch<decltype(tag)>(p, stream, threads, ie::att::kDefaultSmem, variant));
+                return 0;
+              });
+            },
+            stream);
+        const double tbps = bytes / (ms * 1e-3) / 1e12;
+        const double tflops = flops / (ms * 1e-3) / 1e12;
+        printf("%-14s %-5s %-26s %-6s T%-5d %9.4f %7.2f %9.2f %7.0f%% %8.2f\n", tg.what, dt_name(tg.t), shape,
+               variant_name(variant), threads, ms, tbps, copy_tbps, 100 * tbps / copy_tbps, tflops);
+        if (csv)
+          fprintf(csv, "%s,%s,%lld,%d,%d,%d,%d,%s,%d,%.5f,%.3f,%.3f,%.1f,%.3f\n", tg.what, dt_name(tg.t),
+                  static_cast<long long>(s.batch), s.seq, s.heads, s.dim, s.rope ? 1 : 0, variant_name(variant),
+                  threads, ms, tbps, copy_tbps, 100 * tbps / copy_tbps, tflops);
+      }
   }
   // The projected form: bytes are x read and y written (q, k and v stay on chip); copy of the same bytes.
   printf("== projected (q, k, v = x w + bias in the kernel; TB/s = (x + y) bytes / time) ==\n");
@@ -380,7 +449,7 @@ void time_targets(const std::string& filter, FILE* csv) {
         printf("%-14s %-5s %-26s T%-5d %9.4f %7.2f %9.2f %7.0f%%\n", "projected", dt_name(t), shape, threads, ms, tbps,
                copy_tbps, 100 * tbps / copy_tbps);
         if (csv)
-          fprintf(csv, "projected,%s,%lld,10,4,16,1,%d,%.5f,%.3f,%.3f,%.1f,\n", dt_name(t),
+          fprintf(csv, "projected,%s,%lld,10,4,16,1,projected,%d,%.5f,%.3f,%.3f,%.1f,\n", dt_name(t),
                   static_cast<long long>(batch), threads, ms, tbps, copy_tbps, 100 * tbps / copy_tbps);
       }
     }
