@@ -198,7 +198,7 @@ std::unique_ptr<Kernel> make_sample_resident(const KernelInit& init) {
     return init.decline(e.what());
   }
   const int64_t batch = init.inputs[0].shape[0];
-  if (spec.compute == sr::Elem::F32) {  // strict fp32: the split sequence, else per step
+  if (spec.compute == sr::Elem::F32) {  // fp32 and tf32: the split sequence, else per step
     if (auto k = make_split_sequence(init, spec, batch, &why)) return k;
     return init.decline(why);
   }

@@ -30,6 +30,9 @@ using SplitLaunch = cudaError_t (*)(const lin::split::Params&, int, cudaStream_t
 // batch 32 (320 rows) 0.0928 / 0.0909, 64 0.0933 / 0.0918, 128 0.0954 / 0.0957, 256 0.0968 / 0.1048, 512 0.0972 /
 // 0.1075, 4096 0.261 / 0.296, 65536 2.680 / 3.229. Below 128 samples its fewer, wider launches have too few tiles.
 constexpr int64_t kMinRows = 1280;
+// Against the tf32 mode's per-step plan (attention_own/call_e): 128 samples 0.0920 / 0.0857, 256 0.0930 / 0.0923,
+// 512 0.0918 / 0.1078, 4096 0.243 / 0.312, 65536 2.348 / 3.826.
+constexpr int64_t kMinRowsTf32 = 2560;
 
 // The fused products the build holds: (K, N, activation, residual, LayerNorm before, LayerNorm after). Each is its
 // own kernel; these are the SSA's (width 64, slices of 32, an MLP of 128). Another size of the architecture declines
@@ -234,7 +237,9 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
     *why = "the split sequence computes float32 chains";
     return nullptr;
   }
-  if (init.precision != Precision::fp32) {
+  // tf32 allows TF32 products; the split products are float32-exact and faster than the tf32 mode's per-step plan
+  // from kMinRowsTf32 (as conv1 in tf32 stays on float products where that is better).
+  if (init.precision != Precision::fp32 && init.precision != Precision::tf32) {
     *why = concat("the ", precision_name(init.precision), " mode runs its float32 chain per step");
     return nullptr;
   }
@@ -257,8 +262,9 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
   }
   const int64_t rows = batch * m.seq;
   const bool forced = lin::split::fp32_linear_choice() == "split";
-  if (!lin::split::fp32_linear_takes(rows, m.width, m.width, Act::None) || (rows < kMinRows && !forced)) {
-    *why = concat(rows, " rows: the split sequence runs from ", kMinRows,
+  const int64_t min_rows = init.precision == Precision::tf32 ? kMinRowsTf32 : kMinRows;
+  if (!lin::split::fp32_linear_takes(rows, m.width, m.width, Act::None) || (rows < min_rows && !forced)) {
+    *why = concat(rows, " rows: the split sequence runs from ", min_rows,
                   " rows, where it is faster than the per-step plan (IE_LINEAR_FP32=split: at every row count; "
                   "=nosplit, ffma, cublas: never)");
     return nullptr;

@@ -7,8 +7,9 @@
 // interpreter outside the batches where it wins declines with its reason and the parts run; in strict fp32 the
 // SSA is one step (the split sequence; its attention apart from the q | k | v product or joined, its latent products
 // on cuBLASLt or the split kernels) from 128 samples,
-// within the fp32 gate (1e-5) of the CPU, a NaN staying in its sample; below 128 samples, in tf32 and with
-// IE_LINEAR_FP32=nosplit it runs per step with the reason. The kernels' own checks at other shapes are in
+// within the fp32 gate (1e-5) of the CPU, a NaN staying in its sample; in tf32 the same sequence from 256 samples
+// (float32-exact: within the fp32 gate); below 128 samples and with IE_LINEAR_FP32=nosplit it runs per step with the
+// reason. The kernels' own checks at other shapes are in
 // tests/kernels/sample_resident_lab.cu.
 #include <cmath>
 
@@ -102,7 +103,8 @@ TEST_CASE("GPU: the interpreter declines outside its batches with the reason; th
   for (size_t i = 0; i < got.size(); ++i) CHECK(rel_l2(got[i], want[i]) <= 1e-2);
 }
 
-TEST_CASE("GPU: in strict fp32 the SSA is one step (the split sequence) from 128 samples and matches the CPU") {
+TEST_CASE(
+    "GPU: in strict fp32 the SSA is one step (the split sequence) from 128 samples and matches the CPU; tf32 too") {
   IE_REQUIRE_GPU();
   for (const char* file : {"ssa.onnx", "ssa_dynamo.onnx"}) {
     const Graph g = load_onnx(test::weights_path(file));
@@ -179,9 +181,23 @@ TEST_CASE("GPU: in strict fp32 the SSA is one step (the split sequence) from 128
       CHECK(finite_in_bad == 0);
     }
   }
+  {  // tf32 takes the same float32-exact sequence from 256 samples (within the fp32 gate), per step below
+    std::string declined;
+    CHECK(chain_step(g, 128, Precision::tf32, &declined) == "(none)");
+    CHECK(declined.find("rows: the split sequence runs from 2560 rows") != std::string::npos);
+    const int64_t batch = 1001;
+    CHECK(chain_step(g, batch, Precision::tf32) == kernel_set::kCuda);
+    const Tensor x = test::random_uniform({batch, 320}, 43, -0.2f, 1.2f);
+    Options cpu, o;
+    cpu.backend = kernel_set::kCpu;
+    o.backend = kernel_set::kCuda;
+    o.precision = Precision::tf32;
+    const auto want = Engine::load(test::weights_path("ssa.onnx"), cpu).create_session().run_ordered({{"x", x}});
+    const auto got = Engine::load(test::weights_path("ssa.onnx"), o).create_session().run_ordered({{"x", x}});
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) CHECK(rel_l2(got[i], want[i]) <= 1e-5);
+  }
   std::string declined;
-  CHECK(chain_step(g, 64, Precision::tf32, &declined) == "(none)");
-  CHECK(declined.find("tf32 mode runs its float32 chain per step") != std::string::npos);
   test::ScopedEnv nosplit("IE_LINEAR_FP32", "nosplit");
   declined.clear();
   CHECK(chain_step(g, 4096, Precision::fp32, &declined) == "(none)");
