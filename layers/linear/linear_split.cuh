@@ -204,17 +204,18 @@ __device__ __forceinline__ void split_rows(const float2 (&x)[KT][4], float2& s0,
     for (int i = 0; i < 4; ++i) split_pair(x[kk][i], i & 1 ? s1.x : s0.x, ah[kk][i], al[kk][i]);
 }
 
-// The products of one chunk of NC pairs of 8-column tiles from pair j0 (W^T's split blocks in sw, fragment order).
-template <int KT, int NP, int NC>
-__device__ __forceinline__ void chunk_products(const uint4* sw, const uint32_t (&ah)[KT][4],
-                                               const uint32_t (&al)[KT][4], int j0, float (&acc)[2 * NC][4]) {
+// The products of k-steps [k0, k0 + KC) and pairs of 8-column tiles [j0, j0 + NC) of a split W^T with KT k-steps and
+// NP pairs (its blocks in sw, fragment order), accumulated into acc.
+template <int KT, int NP, int KC, int NC>
+__device__ __forceinline__ void block_products(const uint4* sw, const uint32_t (&ah)[KC][4],
+                                               const uint32_t (&al)[KC][4], int k0, int j0, float (&acc)[2 * NC][4]) {
   constexpr int kBlocks = NP * KT * 32;
   const int lane = threadIdx.x & 31;
 #pragma unroll
-  for (int kk = 0; kk < KT; ++kk)
+  for (int kk = 0; kk < KC; ++kk)
 #pragma unroll
     for (int jp = 0; jp < NC; ++jp) {
-      const int blk = ((j0 + jp) * KT + kk) * 32 + lane;
+      const int blk = ((j0 + jp) * KT + k0 + kk) * 32 + lane;
       const uint4 bh = sw[blk], bl = sw[kBlocks + blk];
       dev::mma_16816<__half>(acc[2 * jp], al[kk], bh.x, bh.y);  // the small terms first
       dev::mma_16816<__half>(acc[2 * jp], ah[kk], bl.x, bl.y);
@@ -223,6 +224,13 @@ __device__ __forceinline__ void chunk_products(const uint4* sw, const uint32_t (
       dev::mma_16816<__half>(acc[2 * jp + 1], ah[kk], bl.z, bl.w);
       dev::mma_16816<__half>(acc[2 * jp + 1], ah[kk], bh.z, bh.w);
     }
+}
+
+// The products of one chunk of NC pairs of 8-column tiles from pair j0, over every k-step.
+template <int KT, int NP, int NC>
+__device__ __forceinline__ void chunk_products(const uint4* sw, const uint32_t (&ah)[KT][4],
+                                               const uint32_t (&al)[KT][4], int j0, float (&acc)[2 * NC][4]) {
+  block_products<KT, NP, KT, NC>(sw, ah, al, 0, j0, acc);
 }
 
 // One warp's 16-row tile t from its A fragments x (i = 0: row g, columns 2q, 2q + 1; 1: row g + 8; 2: row g,

@@ -157,17 +157,25 @@ inline size_t decoder_smem(int seq, int kz, int dp, int op) {
   return (static_cast<size_t>(seq) * 2 * dp * kz * 32 + 2 * op * dp * 32) * 16;
 }
 
-template <class Kernel>
-cudaError_t launch_latent(Kernel kernel, const LatentParams& lp, size_t smem, int sms, int smem_optin, cudaStream_t s) {
-  if (lp.batch < 1) return cudaSuccess;
+// A persistent launch of a kernel walking 16-row tiles a warp at a time (`rows` of them): as many CTAs as are
+// resident, at most one per 8 tiles.
+template <class Kernel, class P>
+cudaError_t launch_persistent(Kernel kernel, const P& p, int64_t rows, size_t smem, int sms, int smem_optin,
+                              cudaStream_t s) {
+  if (rows < 1) return cudaSuccess;
   if (smem > static_cast<size_t>(smem_optin)) return cudaErrorInvalidValue;
   int per_sm = 0;
   const cudaError_t err = dev::resident_blocks(kernel, kThreads, static_cast<int>(smem), smem_optin, &per_sm);
   if (err != cudaSuccess) return err;
-  const int64_t ctas = (lp.batch + 16 * kWarps - 1) / (16 * kWarps);
+  const int64_t ctas = (rows + 16 * kWarps - 1) / (16 * kWarps);
   const int64_t fill = static_cast<int64_t>(per_sm < 1 ? 1 : per_sm) * sms;
-  kernel<<<static_cast<unsigned>(ctas < fill ? ctas : fill), kThreads, smem, s>>>(lp);
+  kernel<<<static_cast<unsigned>(ctas < fill ? ctas : fill), kThreads, smem, s>>>(p);
   return cudaGetLastError();
+}
+
+template <class Kernel>
+cudaError_t launch_latent(Kernel kernel, const LatentParams& lp, size_t smem, int sms, int smem_optin, cudaStream_t s) {
+  return launch_persistent(kernel, lp, lp.batch, smem, sms, smem_optin, s);
 }
 
 template <int KT, int NP, Norm kNorm>

@@ -16,6 +16,7 @@
 #include "layers/common/launch_limits.cuh"
 #include "layers/linear/linear_split_latent.cuh"
 #include "layers/linear/linear_split_launch.h"
+#include "layers/linear/linear_split_mlp.cuh"
 #include "layers/sample_resident/row_tile_recognize.h"
 #include "layers/sample_resident/split_sequence.h"
 
@@ -26,13 +27,13 @@ using dev::Act;
 using lin::split::Norm;
 using SplitLaunch = cudaError_t (*)(const lin::split::Params&, int, cudaStream_t);
 
-// The sequence against the per-step fp32 plan (bench, H200, compute p50 in one call, ms; split_sequence/call_b):
-// batch 32 (320 rows) 0.0928 / 0.0909, 64 0.0933 / 0.0918, 128 0.0954 / 0.0957, 256 0.0968 / 0.1048, 512 0.0972 /
-// 0.1075, 4096 0.261 / 0.296, 65536 2.680 / 3.229. Below 128 samples its fewer, wider launches have too few tiles.
+// The sequence against the per-step plans (bench, H200, compute p50 in one call, ms). First form
+// (split_sequence/call_b, fp32): batch 32 (320 rows) 0.0928 / 0.0909, 64 0.0933 / 0.0918, 128 0.0954 / 0.0957, 256
+// 0.0968 / 0.1048, 4096 0.261 / 0.296, 65536 2.680 / 3.229: from 128 samples. With the tile-form attention and the MLP
+// kernel (attention_own/call_h) it wins from 16 samples in both modes: fp32 16 / 32 / 64 / 128 = 0.0746 / 0.0844 /
+// 0.0833 / 0.0849 against 0.1056 / 0.0887 / 0.0902 / 0.0933, tf32 0.0748 / 0.0847 / 0.0830 / 0.0849 against 0.0866 /
+// 0.0898 / 0.0860 / 0.0866. Kept from 128 samples in both until its default form below that is GPU-tested.
 constexpr int64_t kMinRows = 1280;
-// Against the tf32 mode's per-step plan (attention_own/call_e): 128 samples 0.0920 / 0.0857, 256 0.0930 / 0.0923,
-// 512 0.0918 / 0.1078, 4096 0.243 / 0.312, 65536 2.348 / 3.826.
-constexpr int64_t kMinRowsTf32 = 2560;
 
 // The fused products the build holds: (K, N, activation, residual, LayerNorm before, LayerNorm after). Each is its
 // own kernel; these are the SSA's (width 64, slices of 32, an MLP of 128). Another size of the architecture declines
@@ -108,6 +109,8 @@ class SplitSequenceKernel : public Kernel {
     int64_t enc_split = -1, enc_scale = -1, dec_split = -1, dec_scale = -1;  // their blocks and column scales
     att::Params attention;  // the attention's fixed fields (batch, sizes, ld)
     bool joined = false;    // q | k | v and the attention in one kernel (attention_split.cuh)
+    int mlp_chunk = 0;      // fc1, GELU and fc2 in one kernel (linear_split_mlp.cuh), this many hidden columns at a
+                            // time (32 or 16); 0: apart
     int smem_optin = 0;
   };
 
@@ -161,9 +164,13 @@ class SplitSequenceKernel : public Kernel {
         IE_CUDA_CHECK(att::launch<float>(p, s));
       }
       product(m_plan.proj[b], y, h, h, s);  // in place: each element's residual is read before it is written
-      product(m_plan.fc1[b], h, nullptr, u, s);
-      const bool last = b + 1 == m.blocks && !m_plan.split_latent;
-      product(m_plan.fc2[b], u, h, last ? y : h, s);  // the last one for cuBLASLt: the final LayerNorm's rows
+      const bool last = b + 1 == m.blocks && !m_plan.split_latent;  // for cuBLASLt: the final LayerNorm's rows
+      if (m_plan.mlp_chunk) {
+        mlp(m_plan.fc1[b], m_plan.fc2[b], h, last ? y : h, s);
+      } else {
+        product(m_plan.fc1[b], h, nullptr, u, s);
+        product(m_plan.fc2[b], u, h, last ? y : h, s);
+      }
     }
     if (m_plan.split_latent) {
       lin::split::LatentParams lp;
@@ -195,6 +202,24 @@ class SplitSequenceKernel : public Kernel {
 
   void product(const Product& pr, const float* a, const float* residual, float* out, cudaStream_t s) const {
     IE_CUDA_CHECK(pr.fn(params(pr, a, residual, out), m_plan.sms, s));
+  }
+
+  // fc1 (its LayerNorm in the prologue, GELU) and fc2 + residual (the final LayerNorm when fc2 carries it) in one
+  // kernel, the hidden rows in registers.
+  void mlp(const Product& fc1, const Product& fc2, const float* x, float* out, cudaStream_t s) const {
+    lin::split::MlpParams p;
+    p.x = x, p.y = out, p.rows = m_rows;
+    p.w1 = reinterpret_cast<const uint4*>(m_plan.blob + fc1.w), p.cs1 = weights(fc1.col_scale), p.b1 = floats(fc1.bias);
+    p.w2 = reinterpret_cast<const uint4*>(m_plan.blob + fc2.w), p.cs2 = weights(fc2.col_scale), p.b2 = floats(fc2.bias);
+    p.gamma = floats(fc1.in_gamma), p.beta = floats(fc1.in_beta), p.eps = fc1.in_eps;
+    p.out_gamma = floats(fc2.out_gamma), p.out_beta = floats(fc2.out_beta), p.out_eps = fc2.out_eps;
+    const bool norm = p.out_gamma != nullptr, wide = m_plan.mlp_chunk == 32;
+    const int sms = m_plan.sms, optin = m_plan.smem_optin;
+    using lin::split::launch_mlp;
+    IE_CUDA_CHECK(norm ? (wide ? launch_mlp<4, 8, 2, Norm::Plain>(p, sms, optin, s)
+                               : launch_mlp<4, 8, 1, Norm::Plain>(p, sms, optin, s))
+                       : (wide ? launch_mlp<4, 8, 2, Norm::Off>(p, sms, optin, s)
+                               : launch_mlp<4, 8, 1, Norm::Off>(p, sms, optin, s)));
   }
 
   lin::split::Params params(const Product& pr, const float* a, const float* residual, float* out) const {
@@ -238,7 +263,7 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
     return nullptr;
   }
   // tf32 allows TF32 products; the split products are float32-exact and faster than the tf32 mode's per-step plan
-  // from kMinRowsTf32 (as conv1 in tf32 stays on float products where that is better).
+  // (above; as conv1 in tf32 stays on float products where that is better).
   if (init.precision != Precision::fp32 && init.precision != Precision::tf32) {
     *why = concat("the ", precision_name(init.precision), " mode runs its float32 chain per step");
     return nullptr;
@@ -262,9 +287,8 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
   }
   const int64_t rows = batch * m.seq;
   const bool forced = lin::split::fp32_linear_choice() == "split";
-  const int64_t min_rows = init.precision == Precision::tf32 ? kMinRowsTf32 : kMinRows;
-  if (!lin::split::fp32_linear_takes(rows, m.width, m.width, Act::None) || (rows < min_rows && !forced)) {
-    *why = concat(rows, " rows: the split sequence runs from ", min_rows,
+  if (!lin::split::fp32_linear_takes(rows, m.width, m.width, Act::None) || (rows < kMinRows && !forced)) {
+    *why = concat(rows, " rows: the split sequence runs from ", kMinRows,
                   " rows, where it is faster than the per-step plan (IE_LINEAR_FP32=split: at every row count; "
                   "=nosplit, ffma, cublas: never)");
     return nullptr;
@@ -341,6 +365,16 @@ std::unique_ptr<Kernel> make_split_sequence(const KernelInit& init, const sr::Ch
                b + 1 < m.blocks || plan.split_latent ? nullptr : &m.final_norm, &plan.fc2[b]))
       return nullptr;
   }
+  // fc1 + GELU and fc2 + residual in one kernel where the build holds the sizes (width 64, an MLP of 128): apart,
+  // fc1 writes and fc2 reads 2 x 128 floats a row. The whole SSA, fp32, H200, one call (attention_own/call_g, ms):
+  // 65536 2.034 (32 hidden columns at a time) / 2.044 (16) / 2.316 (apart), 4096 0.2162 / 0.2181 / 0.2435, 128
+  // 0.0822 / 0.0826 / 0.0897; the kernel 0.295 ms a block at 65536 against 0.208 + 0.206 apart. 32 at a time spills
+  // 16 bytes (128 registers), 16 none. IE_SPLIT_MLP=16 takes 16 at a time, =apart the two products.
+  const char* mlp_env = std::getenv("IE_SPLIT_MLP");
+  const std::string mlp_choice = mlp_env ? mlp_env : "";
+  if (m.width == 64 && m.hidden == 128 && mlp_choice != "apart" &&
+      lin::split::mlp_smem(4, 8) <= static_cast<size_t>(limits.smem_optin))
+    plan.mlp_chunk = mlp_choice == "16" ? 16 : 32;
   const SeenLinear &enc = seen[at], &dec = seen[at + 1], &out = seen[at + 2];
   plan.enc_w = plain(seen[at++]);
   plan.dec_w = plain(seen[at++]);

@@ -6,8 +6,8 @@
 // the row-tile kernel (the default for this form) and on the interpreting kernel (IE_SAMPLE_RESIDENT=always); the
 // interpreter outside the batches where it wins declines with its reason and the parts run; in strict fp32 the
 // SSA is one step (the split sequence; its attention apart from the q | k | v product or joined, its latent products
-// on cuBLASLt or the split kernels) from 128 samples,
-// within the fp32 gate (1e-5) of the CPU, a NaN staying in its sample; in tf32 the same sequence from 256 samples
+// on cuBLASLt or the split kernels, its MLP in one kernel or apart) from 128 samples,
+// within the fp32 gate (1e-5) of the CPU, a NaN staying in its sample; in tf32 the same sequence from 128 samples
 // (float32-exact: within the fp32 gate); below 128 samples and with IE_LINEAR_FP32=nosplit it runs per step with the
 // reason. The kernels' own checks at other shapes are in
 // tests/kernels/sample_resident_lab.cu.
@@ -115,15 +115,23 @@ TEST_CASE(
       Options cpu;
       cpu.backend = kernel_set::kCpu;
       const auto want = Engine::load(test::weights_path(file), cpu).create_session().run_ordered({{"x", x}});
-      // The default (q | k | v and the attention apart; at these batches the latent products on cuBLASLt), then the
-      // attention joined to the product (attention_split.cuh), then the latent products on the split kernels
-      // (linear_split_latent.cuh, the default from half as many CTAs as SMs).
-      const std::pair<const char*, const char*> variants[] = {{"", ""}, {"joined", ""}, {"", "split"}};
-      for (const auto& [attention, latent] : variants) {
+      // The default (q | k | v and the attention apart; at these batches the latent products on cuBLASLt; the MLP in
+      // one kernel, 32 hidden columns at a time), then the attention joined to the product (attention_split.cuh),
+      // the latent products on the split kernels (linear_split_latent.cuh, the default from half as many CTAs as
+      // SMs), the MLP's products apart, and the MLP kernel 16 columns at a time (with the final LayerNorm in it, and
+      // without).
+      struct Variant {
+        const char *attention, *latent, *mlp;
+      };
+      const Variant variants[] = {{"", "", ""},      {"joined", "", ""}, {"", "split", ""},
+                                  {"", "", "apart"}, {"", "", "16"},     {"", "split", "16"}};
+      for (const auto& [attention, latent, mlp] : variants) {
         CAPTURE(attention);
         CAPTURE(latent);
+        CAPTURE(mlp);
         test::ScopedEnv env_attention("IE_SPLIT_ATTENTION", attention);
         test::ScopedEnv env_latent("IE_SPLIT_LATENT", latent);
+        test::ScopedEnv env_mlp("IE_SPLIT_MLP", mlp);
         std::string declined;
         CHECK(chain_step(g, batch, Precision::fp32, &declined) == (batch >= 128 ? kernel_set::kCuda : "(none)"));
         if (batch < 128) CHECK(declined.find("rows: the split sequence runs from 1280 rows") != std::string::npos);
@@ -181,10 +189,10 @@ TEST_CASE(
       CHECK(finite_in_bad == 0);
     }
   }
-  {  // tf32 takes the same float32-exact sequence from 256 samples (within the fp32 gate), per step below
+  {  // tf32 takes the same float32-exact sequence from 128 samples (within the fp32 gate), per step below
     std::string declined;
-    CHECK(chain_step(g, 128, Precision::tf32, &declined) == "(none)");
-    CHECK(declined.find("rows: the split sequence runs from 2560 rows") != std::string::npos);
+    CHECK(chain_step(g, 127, Precision::tf32, &declined) == "(none)");
+    CHECK(declined.find("rows: the split sequence runs from 1280 rows") != std::string::npos);
     const int64_t batch = 1001;
     CHECK(chain_step(g, batch, Precision::tf32) == kernel_set::kCuda);
     const Tensor x = test::random_uniform({batch, 320}, 43, -0.2f, 1.2f);
