@@ -127,7 +127,7 @@ class SplitSequenceKernel : public Kernel {
     m_qkv = 0;
     m_y = m_qkv + padded(m_rows * 3 * m.width);
     m_u = m_y + padded(m_rows * m.width);
-    m_h = m_u + padded(m_rows * m.hidden);
+    m_h = m_u + (plan.mlp_chunk ? 0 : padded(m_rows * m.hidden));  // the MLP kernel keeps the hidden rows on chip
     m_lt = m_h + padded(m_rows * m.width);
   }
 
